@@ -1,0 +1,56 @@
+# Agent Hub — `make run` starts everything, `make test` runs every check. Both set themselves up.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+RUNTIME_STAMP := $(VENV)/.runtime-installed
+DEV_STAMP := $(VENV)/.dev-installed
+
+.PHONY: run test install install-dev ui browser lint typecheck pytest ui-test bench clean
+
+run: install ui
+	$(PY) start_agents.py
+
+test: install-dev ui browser lint typecheck pytest ui-test
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(RUNTIME_STAMP): $(PY) requirements.txt pyproject.toml
+	$(PIP) install -q -r requirements.txt
+	$(PIP) install -q --no-deps -e .
+	touch $@
+
+$(DEV_STAMP): $(RUNTIME_STAMP) requirements-dev.txt
+	$(PIP) install -q -r requirements-dev.txt
+	touch $@
+
+install: $(RUNTIME_STAMP)
+
+install-dev: $(DEV_STAMP)
+
+# Build the Vue app when the frontend exists (npm ci only when the lock file changed).
+ui:
+	@if [ -f frontend/package.json ]; then \
+		cd frontend && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build; \
+	fi
+
+# Debian's Chromium drives the browser tests (never a browser download).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint:
+	$(VENV)/bin/ruff check ai_llm backend tests start_agents.py
+
+typecheck:
+	$(VENV)/bin/mypy
+
+pytest:
+	$(PY) -m pytest -q
+
+ui-test:
+	@if [ -f frontend/package.json ]; then cd frontend && npm test; fi
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist

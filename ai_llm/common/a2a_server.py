@@ -1,0 +1,279 @@
+"""Server-side A2A plumbing: card builder, executor adapter, app builder, process runner.
+
+An agent is a `Handler`: `async (AgentRequest, Progress) -> AgentReply`. `HubAgentExecutor` adapts it to
+the a2a-sdk `AgentExecutor` (task creation, streamed status updates, the answer artifact, failures as a
+failed task with a readable message), `build_agent_app` wraps it in a Starlette app with the agent card
+at `/.well-known/agent-card.json`, JSON-RPC at `/` and a bearer-token check when `HUB_TOKEN` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import socket
+from collections import defaultdict, deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from a2a.helpers.proto_helpers import (
+    get_data_parts,
+    get_text_parts,
+    new_data_part,
+    new_message,
+    new_task_from_user_message,
+    new_text_part,
+)
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandlerV2
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    HTTPAuthSecurityScheme,
+    SecurityRequirement,
+    SecurityScheme,
+    TaskState,
+)
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
+
+log = logging.getLogger(__name__)
+
+HISTORY_TURNS = 10
+
+
+@dataclass
+class AgentRequest:
+    """What an agent handler receives.
+
+    Attributes:
+        text: the user's text (all text parts joined).
+        data: the merged data parts of the message (e.g. `{"skill": "verify_fact"}`).
+        context_id: the A2A conversation id.
+        history: earlier turns of this conversation, oldest first: `{"role": "user"|"agent", "text"}`.
+        metadata: the message metadata.
+    """
+
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    context_id: str = ""
+    task_id: str = ""
+    history: list[dict[str, str]] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class Progress:
+    """Callable given to a handler to stream status updates.
+
+    `await progress("🔍 검색 중…", stage="search", progress=0.3)`; the orchestrator forwards sub-agent
+    events with `agent=` set to the sub-agent's name.
+    """
+
+    def __init__(self, agent: str, updater: TaskUpdater | None = None,
+                 sink: Callable[[dict[str, Any], str], Awaitable[None]] | None = None) -> None:
+        self.agent = agent
+        self._updater = updater
+        self._sink = sink
+        self.events: list[dict[str, Any]] = []
+
+    async def __call__(self, message: str, *, stage: str = "", progress: float | None = None,
+                       agent: str | None = None, data: dict[str, Any] | None = None) -> None:
+        payload: dict[str, Any] = {"agent": agent or self.agent, "stage": stage, "progress": progress}
+        if data:
+            payload.update(data)
+        self.events.append({**payload, "message": message})
+        if self._sink is not None:
+            await self._sink(payload, message)
+        if self._updater is not None:
+            status_message = new_message([new_text_part(message), new_data_part(payload)],
+                                         context_id=self._updater.context_id, task_id=self._updater.task_id)
+            await self._updater.update_status(TaskState.TASK_STATE_WORKING, message=status_message)
+
+
+Handler = Callable[[AgentRequest, Progress], Awaitable[AgentReply]]
+
+
+class HubAgentExecutor(AgentExecutor):
+    """Adapts a `Handler` to the a2a-sdk executor interface.
+
+    Args:
+        name: the agent's name (tags status events).
+        handler: the agent logic.
+        history_turns: turns of history kept per `context_id` (in memory).
+    """
+
+    def __init__(self, name: str, handler: Handler, history_turns: int = HISTORY_TURNS) -> None:
+        self.name = name
+        self.handler = handler
+        self._history: dict[str, deque[dict[str, str]]] = defaultdict(lambda: deque(maxlen=history_turns * 2))
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message = context.message
+        assert message is not None
+        task = context.current_task
+        if task is None:
+            task = new_task_from_user_message(message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        await updater.start_work()
+        text = "\n".join(get_text_parts(message.parts))
+        data: dict[str, Any] = {}
+        for part in get_data_parts(message.parts):
+            if isinstance(part, dict):
+                data.update(normalize_numbers(part))
+        metadata = dict(context.metadata or {})
+        history = list(self._history[task.context_id])
+        request = AgentRequest(text=text, data=data, context_id=task.context_id, task_id=task.id,
+                               history=history, metadata=metadata)
+        progress = Progress(self.name, updater)
+        try:
+            reply = await self.handler(request, progress)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the agent failed: a readable failed task, never a stack trace
+            log.exception("%s failed", self.name)
+            reply = AgentReply(text=f"{self.name} 처리 중 오류가 발생했습니다 / {self.name} failed: {exc}",
+                               data={"status": STATUS_ERROR, "error": str(exc)}, state="failed")
+        self._history[task.context_id].append({"role": "user", "text": text})
+        self._history[task.context_id].append({"role": "agent", "text": reply.text})
+        parts = [new_text_part(reply.text, media_type="text/markdown"), new_data_part(reply.data or {})]
+        if reply.state == "input_required":
+            await updater.requires_input(new_message(parts, context_id=task.context_id, task_id=task.id))
+            return
+        await updater.add_artifact(parts, name="answer")
+        final = new_message([new_text_part(reply.text)], context_id=task.context_id, task_id=task.id)
+        if reply.state == "failed":
+            await updater.failed(final)
+        elif reply.state == "rejected":
+            await updater.reject(final)
+        else:
+            await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if context.current_task is not None:
+            updater = TaskUpdater(event_queue, context.current_task.id, context.current_task.context_id)
+            await updater.cancel()
+
+
+def make_card(name: str, description: str, url: str, skills: Sequence[AgentSkill | dict[str, Any]],
+              *, token_required: bool = False, version: str = "0.1.0", streaming: bool = True) -> AgentCard:
+    """Build an agent card.
+
+    Args:
+        name: agent name (`internal_rag`, …) — the orchestrator plans by it.
+        description: what the agent does (shown to the planner).
+        url: base URL where the JSON-RPC endpoint lives.
+        skills: `AgentSkill`s or dicts with `id`, `name`, `description`, `tags`, `examples`.
+        token_required: declare the bearer scheme (the app enforces it).
+    """
+    skill_objs = [s if isinstance(s, AgentSkill) else AgentSkill(
+        id=s["id"], name=s.get("name", s["id"]), description=s.get("description", ""),
+        tags=list(s.get("tags") or [s["id"]]), examples=list(s.get("examples", [])),
+        input_modes=["text/plain", "application/json"], output_modes=["text/markdown", "application/json"],
+    ) for s in skills]
+    card = AgentCard(
+        name=name,
+        description=description,
+        version=version,
+        provider=AgentProvider(organization="Agent Hub", url="https://github.com/agent-hub"),
+        supported_interfaces=[AgentInterface(url=url.rstrip("/") + "/", protocol_binding="JSONRPC",
+                                             protocol_version="1.0")],
+        capabilities=AgentCapabilities(streaming=True if streaming else False),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/markdown", "application/json"],
+        skills=skill_objs,
+    )
+    if token_required:
+        card.security_schemes["bearer"].CopyFrom(SecurityScheme(
+            http_auth_security_scheme=HTTPAuthSecurityScheme(
+                scheme="bearer", description="HUB_TOKEN of this hub")))
+        requirement = SecurityRequirement()
+        requirement.schemes["bearer"].SetInParent()
+        card.security_requirements.append(requirement)
+    return card
+
+
+class BearerTokenMiddleware:
+    """Refuses every request without `Authorization: Bearer <token>`, except the listed public paths."""
+
+    def __init__(self, app: ASGIApp, token: str | None, public_paths: Sequence[str] = ()) -> None:
+        self.app = app
+        self.token = token
+        self.public_paths = set(public_paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.token and scope["type"] == "http" and scope.get("path") not in self.public_paths:
+            headers = dict(scope.get("headers") or [])
+            supplied = headers.get(b"authorization", b"").decode("latin-1")
+            expected = f"Bearer {self.token}"
+            if not hmac.compare_digest(supplied.encode(), expected.encode()):
+                response = JSONResponse({"error": "unauthorized",
+                                         "detail": "missing or wrong bearer token (HUB_TOKEN)"},
+                                        status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _health(_: Request) -> Response:
+    return JSONResponse({"ok": True})
+
+
+def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None = None,
+                    extra_routes: Sequence[Route] = (), lifespan: Any = None) -> Starlette:
+    """The agent's ASGI app: card + JSON-RPC (+ extra routes), bearer check when `token` is set."""
+    handler = DefaultRequestHandlerV2(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    routes = [
+        *create_agent_card_routes(card),
+        *create_jsonrpc_routes(handler, rpc_url="/"),
+        Route("/healthz", _health, methods=["GET"]),
+        *extra_routes,
+    ]
+    middleware = [Middleware(BearerTokenMiddleware, token=token,  # type: ignore[arg-type]
+                             public_paths=[AGENT_CARD_WELL_KNOWN_PATH, "/healthz"])]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Bind a listening socket first, so a port of 0 yields a real port before the card is built."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(256)
+    sock.set_inheritable(True)
+    return sock
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """An ephemeral port that was free a moment ago (tests start processes on such ports)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+async def serve_app(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
+    """Serve an ASGI app on a bound socket until cancelled or signalled."""
+    config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=3)
+    server = uvicorn.Server(config)
+    await server.serve(sockets=[sock])
+
+
+def base_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://{shown}:{port}"

@@ -1,0 +1,167 @@
+"""Database: psycopg 3 async pool + pgvector, embedded Postgres, versioned SQL migrations.
+
+With no `DATABASE_URL`, the embedded Postgres 16 + pgvector from `pgserver` runs with its data under
+`.data/pg` (persisting across restarts). Migrations are the numbered `.sql` files in
+`ai_llm/common/migrations/`, applied once each under an advisory lock (so concurrent processes are safe)
+and recorded in `schema_migrations`. `{{EMBEDDING_DIM}}` in a migration is replaced by the configured
+embedding dimension, which is recorded in `hub_meta`; a later start with another model or dimension is
+refused with a message naming the re-index command.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from pgvector.psycopg import register_vector_async
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from ai_llm.common.settings import Settings
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+_MIGRATION_LOCK = 7_314_159  # arbitrary advisory-lock key shared by every hub process
+
+
+class EmbeddingMismatchError(RuntimeError):
+    """The database was indexed with another embedding model or dimension."""
+
+
+def start_embedded_postgres(pg_dir: Path) -> tuple[Any, str]:
+    """Start (or attach to) the embedded Postgres under `pg_dir`; returns (server, url).
+
+    `pgserver` shares one server between processes that use the same directory and stops it when the
+    last of them exits.
+    """
+    import pgserver
+
+    pg_dir.mkdir(parents=True, exist_ok=True)
+    server = pgserver.get_server(pg_dir, cleanup_mode="stop")
+    return server, server.get_uri()
+
+
+def resolve_database_url(settings: Settings) -> tuple[str, Any]:
+    """`DATABASE_URL` when set, else the embedded server's URL (server handle returned to keep it alive)."""
+    if settings.database_url:
+        return settings.database_url, None
+    server, url = start_embedded_postgres(settings.pg_dir)
+    return url, server
+
+
+async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
+    try:
+        await register_vector_async(conn)
+    except psycopg.ProgrammingError:
+        # The extension does not exist yet (first start, before migrations): nothing to register.
+        await conn.rollback()
+
+
+class Database:
+    """Async connection pool with pgvector types registered.
+
+    Args:
+        url: a libpq URL.
+        min_size/max_size: pool bounds.
+    """
+
+    def __init__(self, url: str, min_size: int = 1, max_size: int = 8) -> None:
+        self.url = url
+        self.pool = AsyncConnectionPool(url, min_size=min_size, max_size=max_size, open=False,
+                                        configure=_configure, kwargs={"row_factory": dict_row})
+
+    async def open(self) -> Database:
+        await self.pool.open(wait=True, timeout=30)
+        return self
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def __aenter__(self) -> Database:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A pooled connection; commits on success, rolls back on error."""
+        async with self.pool.connection() as conn:
+            yield conn
+
+    async def fetch(self, query: str, params: Any = None) -> list[dict[str, Any]]:
+        async with self.connection() as conn:
+            cur = await conn.execute(query, params)
+            return list(await cur.fetchall()) if cur.description else []
+
+    async def fetchone(self, query: str, params: Any = None) -> dict[str, Any] | None:
+        rows = await self.fetch(query, params)
+        return rows[0] if rows else None
+
+    async def execute(self, query: str, params: Any = None) -> None:
+        async with self.connection() as conn:
+            await conn.execute(query, params)
+
+    async def migrate(self, embedding_model: str, dimension: int) -> list[str]:
+        """Apply pending migrations; returns the versions applied now. Idempotent and concurrency-safe."""
+        return await migrate(self.url, embedding_model, dimension)
+
+
+def _migration_files() -> list[Path]:
+    return sorted(MIGRATIONS_DIR.glob("[0-9][0-9][0-9][0-9]_*.sql"))
+
+
+async def migrate(url: str, embedding_model: str, dimension: int) -> list[str]:
+    """Apply pending migrations to the database at `url` (see module docstring)."""
+    applied: list[str] = []
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+        try:
+            await conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+            await conn.execute(
+                "CREATE TABLE IF NOT EXISTS hub_meta (key text PRIMARY KEY, value text NOT NULL)")
+            cur = await conn.execute("SELECT key, value FROM hub_meta WHERE key IN "
+                                     "('embedding_model', 'embedding_dim')")
+            meta = {row[0]: row[1] for row in await cur.fetchall()}
+            if meta:
+                if meta.get("embedding_model") != embedding_model or meta.get("embedding_dim") != str(dimension):
+                    raise EmbeddingMismatchError(
+                        f"the database was indexed with {meta.get('embedding_model')} "
+                        f"({meta.get('embedding_dim')} dims) but the hub is configured for {embedding_model} "
+                        f"({dimension} dims). Run `hub reindex` to re-embed every document with the new "
+                        "model, or set EMBEDDING_PROVIDER/EMBEDDING_MODEL back.")
+            else:
+                await conn.execute(
+                    "INSERT INTO hub_meta (key, value) VALUES ('embedding_model', %s), ('embedding_dim', %s)"
+                    " ON CONFLICT (key) DO NOTHING", (embedding_model, str(dimension)))
+            cur = await conn.execute("SELECT version FROM schema_migrations")
+            done = {row[0] for row in await cur.fetchall()}
+            for path in _migration_files():
+                version = path.stem
+                if version in done:
+                    continue
+                sql = path.read_text(encoding="utf-8").replace("{{EMBEDDING_DIM}}", str(dimension))
+                async with conn.transaction():
+                    await conn.execute(sql)  # type: ignore[arg-type]
+                    await conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+                applied.append(version)
+                log.info("applied migration %s", version)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+    return applied
+
+
+async def set_embedding_meta(url: str, embedding_model: str, dimension: int) -> None:
+    """Record a new embedding model (used by `hub reindex` after re-embedding)."""
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute(
+            "INSERT INTO hub_meta (key, value) VALUES ('embedding_model', %s), ('embedding_dim', %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (embedding_model, str(dimension)))

@@ -1,0 +1,418 @@
+"""LLM port: structured output, plain chat and streaming, behind one small interface.
+
+Two adapters:
+
+* `OpenAIChat` — the `openai` SDK against OpenAI or any OpenAI-compatible server (`OPENAI_BASE_URL`:
+  Ollama, vLLM, llama.cpp). Structured output tries the SDK's `parse`, then a `json_schema` response
+  format, then a JSON-object prompt validated by pydantic, so older compatible servers still work.
+* `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It is a real,
+  deterministic engine: keyword + embedding intent classification (Korean and English), rule-based
+  query variants and extractive answers that only quote the text it is given. It never invents text,
+  so it does not pretend to do free-form structured output: `parse` raises `OfflineUnsupported` and
+  callers use the engine's explicit methods instead.
+
+Every call is recorded in `calls` so tests and telemetry can see which paths used a model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+import openai
+from pydantic import BaseModel, ValidationError
+
+from ai_llm.common.embeddings import Embeddings, cosine
+from ai_llm.common.settings import Settings
+from ai_llm.common.text import (
+    ENGLISH_STOPWORDS,
+    KOREAN_STOPWORDS,
+    content_words,
+    is_korean,
+    normalize,
+    split_sentences,
+    strip_korean_particle,
+    tokenize,
+)
+
+T = TypeVar("T", bound=BaseModel)
+Message = dict[str, str]
+
+
+class LLMError(RuntimeError):
+    """The model call failed or returned something unusable."""
+
+
+class OfflineUnsupported(LLMError):
+    """The offline engine does not do free-form generation; use its explicit methods."""
+
+
+@dataclass
+class CallRecord:
+    """One model call, kept for tests and diagnostics."""
+
+    kind: str
+    model: str
+    purpose: str
+    elapsed_ms: float
+    note: str = ""
+
+
+class LLM(Protocol):
+    """The language-model port every agent depends on."""
+
+    online: bool
+    calls: list[CallRecord]
+
+    async def chat(self, messages: Sequence[Message], *, model: str | None = None,
+                   temperature: float = 0.0, purpose: str = "chat") -> str:
+        """Plain completion: the assistant's text."""
+        ...
+
+    def stream(self, messages: Sequence[Message], *, model: str | None = None,
+               temperature: float = 0.0, purpose: str = "stream") -> AsyncIterator[str]:
+        """Completion as text deltas."""
+        ...
+
+    async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
+                    purpose: str = "parse") -> T:
+        """Structured output: a validated instance of `schema`."""
+        ...
+
+
+# ------------------------------------------------------------------------------------------
+# OpenAI-compatible adapter
+# ------------------------------------------------------------------------------------------
+
+
+def _strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """JSON schema for `response_format` (additionalProperties off everywhere, all fields required)."""
+    raw = schema.model_json_schema()
+
+    def fix(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                node["additionalProperties"] = False
+                node["required"] = list(node["properties"])
+            for value in node.values():
+                fix(value)
+        elif isinstance(node, list):
+            for value in node:
+                fix(value)
+
+    fix(raw)
+    return raw
+
+
+def _extract_json(text: str) -> str:
+    """The first JSON object in a model reply (models sometimes wrap it in prose or fences)."""
+    fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.S)
+    if fenced:
+        return fenced.group(1)
+    start = text.find("{")
+    end = text.rfind("}")
+    if start == -1 or end <= start:
+        raise LLMError(f"model reply holds no JSON object: {text[:200]!r}")
+    return text[start:end + 1]
+
+
+class OpenAIChat:
+    """Chat model through the `openai` SDK (OpenAI or any compatible server).
+
+    Args:
+        model: default model id (`gpt-4o-mini`).
+        api_key: OpenAI key; a placeholder is sent to keyless compatible servers.
+        base_url: compatible server URL, e.g. `http://127.0.0.1:8080/v1`.
+        timeout_s: per request.
+    """
+
+    online = True
+
+    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None,
+                 timeout_s: float = 60.0) -> None:
+        self.model = model
+        self.api_key = api_key or "not-needed"
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.calls: list[CallRecord] = []
+        self.structured_mode: str | None = None  # which structured-output path the server accepted
+        self._client = openai.AsyncOpenAI(api_key=self.api_key, base_url=base_url, timeout=timeout_s,
+                                          max_retries=1)
+
+    def _record(self, kind: str, model: str, purpose: str, started: float, note: str = "") -> None:
+        self.calls.append(CallRecord(kind, model, purpose, (time.perf_counter() - started) * 1000, note))
+
+    async def chat(self, messages: Sequence[Message], *, model: str | None = None,
+                   temperature: float = 0.0, purpose: str = "chat") -> str:
+        started = time.perf_counter()
+        model = model or self.model
+        try:
+            response = await self._client.chat.completions.create(
+                model=model, messages=list(messages), temperature=temperature)  # type: ignore[arg-type]
+        except openai.OpenAIError as exc:
+            raise LLMError(f"chat call failed: {exc}") from exc
+        finally:
+            self._record("chat", model, purpose, started)
+        return response.choices[0].message.content or ""
+
+    async def stream(self, messages: Sequence[Message], *, model: str | None = None,
+                     temperature: float = 0.0, purpose: str = "stream") -> AsyncIterator[str]:
+        started = time.perf_counter()
+        model = model or self.model
+        try:
+            response = await self._client.chat.completions.create(
+                model=model, messages=list(messages), temperature=temperature,  # type: ignore[arg-type]
+                stream=True)
+            async for chunk in response:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except openai.OpenAIError as exc:
+            raise LLMError(f"streaming call failed: {exc}") from exc
+        finally:
+            self._record("stream", model, purpose, started)
+
+    async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
+                    purpose: str = "parse") -> T:
+        model = model or self.model
+        modes = [self.structured_mode] if self.structured_mode else ["parse", "json_schema", "json_prompt"]
+        last_error: Exception | None = None
+        for mode in modes:
+            started = time.perf_counter()
+            try:
+                result = await self._parse_with(mode, list(messages), schema, model)
+            except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError,
+                    LLMError, ValidationError, json.JSONDecodeError) as exc:
+                # Compatible servers differ in what they accept; fall through to the next format.
+                last_error = exc
+                self._record("parse", model, purpose, started, note=f"{mode} failed: {str(exc)[:120]}")
+                continue
+            except openai.OpenAIError as exc:
+                self._record("parse", model, purpose, started, note=f"{mode} error")
+                raise LLMError(f"structured call failed: {exc}") from exc
+            self._record("parse", model, purpose, started, note=mode)
+            self.structured_mode = mode
+            return result
+        raise LLMError(f"no structured-output format worked for {schema.__name__}: {last_error}")
+
+    async def _parse_with(self, mode: str, messages: list[Message], schema: type[T], model: str) -> T:
+        if mode == "parse":
+            completion = await self._client.chat.completions.parse(
+                model=model, messages=messages, response_format=schema, temperature=0)  # type: ignore[arg-type]
+            parsed = completion.choices[0].message.parsed
+            if parsed is None:
+                raise LLMError("parse returned no object")
+            return parsed
+        if mode == "json_schema":
+            response = await self._client.chat.completions.create(
+                model=model, messages=messages, temperature=0,  # type: ignore[arg-type]
+                response_format={"type": "json_schema", "json_schema": {
+                    "name": schema.__name__, "schema": _strict_schema(schema), "strict": True}})
+            return schema.model_validate_json(_extract_json(response.choices[0].message.content or ""))
+        instruction = {
+            "role": "system",
+            "content": "Reply with one JSON object only, matching this JSON schema:\n"
+                       + json.dumps(schema.model_json_schema(), ensure_ascii=False),
+        }
+        response = await self._client.chat.completions.create(
+            model=model, messages=[instruction, *messages], temperature=0,  # type: ignore[arg-type]
+            response_format={"type": "json_object"})
+        return schema.model_validate_json(_extract_json(response.choices[0].message.content or ""))
+
+    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
+        """A LangChain chat model on the same endpoint (for tool-calling agents)."""
+        from langchain_openai import ChatOpenAI
+
+        return ChatOpenAI(model=model or self.model, api_key=self.api_key,  # type: ignore[arg-type]
+                          base_url=self.base_url, temperature=temperature, timeout=self.timeout_s)
+
+
+# ------------------------------------------------------------------------------------------
+# Offline engine
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Classification:
+    """Result of the offline classifier."""
+
+    label: str
+    scores: dict[str, float]
+    keyword_hits: dict[str, list[str]] = field(default_factory=dict)
+
+
+_QUESTION_TAIL = re.compile(r"(은|는|이|가)?\s*(무엇인가요|뭐야|뭐예요|무엇입니까|어떻게 되나요|알려줘|알려주세요)\??$")
+
+
+class LocalEngine:
+    """Deterministic offline engine (the hub's "offline mode").
+
+    Args:
+        embeddings: used for the embedding half of classification and for sentence ranking; optional —
+            without it, classification and ranking are keyword-only.
+    """
+
+    online = False
+
+    def __init__(self, embeddings: Embeddings | None = None) -> None:
+        self.embeddings = embeddings
+        self.calls: list[CallRecord] = []
+        self._example_cache: dict[tuple[str, ...], list[list[float]]] = {}
+
+    # -- the LLM protocol -------------------------------------------------------------------
+    async def chat(self, messages: Sequence[Message], *, model: str | None = None,
+                   temperature: float = 0.0, purpose: str = "chat") -> str:
+        """Extractive reply: sentences from the non-final messages that best match the last user turn."""
+        started = time.perf_counter()
+        question = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+        context = [m["content"] for m in messages if m.get("role") != "system" and m["content"] != question]
+        answer = self.extract_answer(question, context)
+        self.calls.append(CallRecord("chat", "local", purpose, (time.perf_counter() - started) * 1000))
+        return answer
+
+    async def stream(self, messages: Sequence[Message], *, model: str | None = None,
+                     temperature: float = 0.0, purpose: str = "stream") -> AsyncIterator[str]:
+        text = await self.chat(messages, purpose=purpose)
+        for piece in re.split(r"(?<=\s)", text):
+            if piece:
+                yield piece
+
+    async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
+                    purpose: str = "parse") -> T:
+        raise OfflineUnsupported(
+            f"offline mode cannot generate {schema.__name__}; use the LocalEngine's explicit methods")
+
+    # -- classification ---------------------------------------------------------------------
+    async def classify(self, text: str, examples: dict[str, Sequence[str]],
+                       keywords: dict[str, Sequence[str]] | None = None,
+                       keyword_weight: float = 0.6, default: str | None = None) -> Classification:
+        """Classify `text` into one of `examples`' labels.
+
+        Score per label = keyword_weight × keyword score + (1 − keyword_weight) × the best cosine
+        similarity to that label's examples. Keyword patterns are lower-cased substrings (they work for
+        Korean without spaces) or regexes when they start with `re:`.
+
+        Args:
+            text: the message.
+            examples: label -> example messages (embedded once, cached).
+            keywords: label -> substrings/regexes; each hit adds weight, saturating at three hits.
+            keyword_weight: share of the keyword score (the English-only offline embedding model is blind
+                to Korean, so keywords carry Korean).
+            default: label when nothing scores above zero.
+        """
+        started = time.perf_counter()
+        lowered = normalize(text).lower()
+        labels = list(examples)
+        hits: dict[str, list[str]] = {label: [] for label in labels}
+        for label, patterns in (keywords or {}).items():
+            for pattern in patterns:
+                if pattern.startswith("re:"):
+                    if re.search(pattern[3:], lowered):
+                        hits.setdefault(label, []).append(pattern)
+                elif pattern.lower() in lowered:
+                    hits.setdefault(label, []).append(pattern)
+        kw_score = {label: min(len(hits.get(label, [])), 3) / 3 for label in labels}
+        emb_score = {label: 0.0 for label in labels}
+        if self.embeddings is not None:
+            try:
+                emb_score = await self._embedding_scores(lowered, examples)
+            except Exception as exc:  # degrade to keywords only; never fail a classification
+                self.calls.append(CallRecord("classify", "local", "embedding-fallback", 0.0, str(exc)[:120]))
+        scores = {label: keyword_weight * kw_score[label] + (1 - keyword_weight) * emb_score[label]
+                  for label in labels}
+        best = max(labels, key=lambda label: (scores[label], -labels.index(label)))
+        if scores[best] <= 0 and default is not None:
+            best = default
+        self.calls.append(CallRecord("classify", "local", "classify", (time.perf_counter() - started) * 1000))
+        return Classification(best, scores, {k: v for k, v in hits.items() if v})
+
+    async def _embedding_scores(self, text: str, examples: dict[str, Sequence[str]]) -> dict[str, float]:
+        assert self.embeddings is not None
+        labels = list(examples)
+        flat = [ex for label in labels for ex in examples[label]]
+        key = tuple(flat)
+        if key not in self._example_cache:
+            self._example_cache[key] = await self.embeddings.embed(flat)
+        vectors = self._example_cache[key]
+        [query] = await self.embeddings.embed([text])
+        out: dict[str, float] = {}
+        i = 0
+        for label in labels:
+            sims = [cosine(query, vectors[i + j]) for j in range(len(examples[label]))]
+            out[label] = max(0.0, max(sims)) if sims else 0.0
+            i += len(examples[label])
+        return out
+
+    # -- query rewriting --------------------------------------------------------------------
+    def rewrite_query(self, question: str) -> str:
+        """Key-noun form of a question: particles, question endings and stop words removed."""
+        words = content_words(_QUESTION_TAIL.sub("", normalize(question)))
+        return " ".join(words) if words else normalize(question)
+
+    def query_variants(self, question: str, n: int = 3) -> list[str]:
+        """Rule-based variants of a question for multi-query retrieval (never the same as the rewrite).
+
+        Variants: (1) the original wording, (2) the key words without Korean particles or English
+        inflection, (3) the most distinctive words only (longest / containing digits or capitals).
+        """
+        text = normalize(question)
+        rewrite = self.rewrite_query(text)
+        words = rewrite.split()
+        stems = [strip_korean_particle(w) if is_korean(w) else re.sub(r"(ing|ed|es|s)$", "", w)
+                 for w in words]
+        distinctive = sorted(words, key=lambda w: (any(c.isdigit() for c in w), len(w)), reverse=True)
+        candidates = [text, " ".join(stems), " ".join(distinctive[: max(2, len(distinctive) // 2)]),
+                      " ".join(reversed(words))]
+        out: list[str] = []
+        for candidate in candidates:
+            candidate = candidate.strip()
+            if candidate and candidate != rewrite and candidate not in out:
+                out.append(candidate)
+            if len(out) == n:
+                break
+        while len(out) < n:
+            out.append(text if text not in out else f"{rewrite} {len(out)}".strip())
+        return out
+
+    # -- extractive answers -----------------------------------------------------------------
+    def rank_sentences(self, question: str, passages: Sequence[str]) -> list[tuple[float, str]]:
+        """Sentences of `passages` scored by token overlap with the question (best first)."""
+        q_tokens = set(tokenize(question))
+        if not q_tokens:
+            return []
+        scored: list[tuple[float, str]] = []
+        seen: set[str] = set()
+        for passage in passages:
+            for sentence in split_sentences(passage):
+                clean = sentence.strip()
+                if len(clean) < 8 or clean in seen:
+                    continue
+                seen.add(clean)
+                s_tokens = set(tokenize(clean))
+                if not s_tokens:
+                    continue
+                overlap = len(q_tokens & s_tokens)
+                if overlap:
+                    # Favour coverage of the question, lightly penalise very long sentences.
+                    scored.append((overlap / len(q_tokens) - min(len(clean), 600) / 6000, clean))
+        scored.sort(key=lambda item: item[0], reverse=True)
+        return scored
+
+    def extract_answer(self, question: str, passages: Sequence[str], max_sentences: int = 3) -> str:
+        """Quote the sentences that best answer the question; empty string when none overlaps."""
+        ranked = self.rank_sentences(question, passages)
+        return " ".join(sentence for _, sentence in ranked[:max_sentences])
+
+
+STOPWORDS = ENGLISH_STOPWORDS | KOREAN_STOPWORDS
+
+
+def make_llm(settings: Settings, embeddings: Embeddings | None = None) -> OpenAIChat | LocalEngine:
+    """The LLM adapter chosen by settings: OpenAI-compatible when a key/base URL is set, else offline."""
+    if settings.llm_online:
+        return OpenAIChat(settings.llm_model, api_key=settings.openai_api_key,
+                          base_url=settings.openai_base_url, timeout_s=settings.llm_timeout_s)
+    return LocalEngine(embeddings)

@@ -1,0 +1,108 @@
+"""Child-process helpers shared by the launcher, the benchmarks and the tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from ai_llm.common.settings import PROJECT_ROOT
+
+
+class ProcessDied(RuntimeError):
+    """A child exited while we were waiting for it."""
+
+
+@dataclass
+class Child:
+    """A started hub process and where its output goes."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+    url: str | None = None
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+
+def start_module(name: str, module: str, args: list[str], env: Mapping[str, str], log_dir: Path) -> Child:
+    """Start `python -m module args…` in its own process group with stdout+stderr to `log_dir/name.log`."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{name}.log"
+    full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), full_env.get("PYTHONPATH")]))
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen([sys.executable, "-m", module, *args], env=full_env, cwd=PROJECT_ROOT,
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    return Child(name, proc, log_path)
+
+
+def wait_http(url: str, child: Child | None = None, timeout_s: float = 60.0, interval_s: float = 0.05,
+              headers: Mapping[str, str] | None = None) -> float:
+    """Poll `url` until it answers 200; returns seconds waited. Raises if the child dies or time runs out."""
+    started = time.perf_counter()
+    delay = interval_s
+    with httpx.Client(timeout=2.0, headers=dict(headers or {})) as http:
+        while True:
+            if child is not None and not child.alive:
+                raise ProcessDied(f"{child.name} exited with code {child.proc.returncode}:\n{child.log_tail()}")
+            try:
+                if http.get(url).status_code == 200:
+                    return time.perf_counter() - started
+            except httpx.HTTPError:
+                pass
+            if time.perf_counter() - started > timeout_s:
+                tail = child.log_tail() if child else ""
+                raise TimeoutError(f"{url} did not answer within {timeout_s:.0f}s\n{tail}")
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+
+def stop_child(child: Child, grace_s: float = 8.0) -> None:
+    """SIGTERM the child's process group, then SIGKILL what is left after `grace_s`."""
+    if child.proc.poll() is not None:
+        return
+    try:
+        os.killpg(child.proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        child.proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(child.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        child.proc.wait(5)
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process with this pid exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -1,0 +1,243 @@
+"""One settings class for the whole hub.
+
+Every variable is documented in `.env.example`. Nothing else in the code base reads `os.environ`
+for configuration: processes receive a `Settings` (usually from `get_settings()`), tests build one
+directly with overrides.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+#: Agent name -> (settings attribute holding its port, python module serving it).
+AGENT_MODULES: dict[str, str] = {
+    "orchestrator": "ai_llm.orchestrator_agent",
+    "web_research": "ai_llm.web_research_agent",
+    "internal_rag": "ai_llm.internal_rag_agent",
+    "file_management": "ai_llm.file_management_agent",
+    "report_writing": "ai_llm.report_writing_agent",
+}
+
+
+class UnsafeConfigurationError(ValueError):
+    """Raised when a combination of settings would expose the hub without protection."""
+
+
+def _is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Settings(BaseSettings):
+    """Configuration of every hub process (env vars, `.env` file, or constructor overrides)."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # --- network -------------------------------------------------------------------------
+    hub_host: str = Field("127.0.0.1", description="Bind address of every process.")
+    hub_token: str | None = Field(None, description="Bearer token required on every A2A/MCP/API call.")
+    orchestrator_port: int = 10010
+    web_agent_port: int = 10011
+    rag_agent_port: int = 10012
+    file_agent_port: int = 10013
+    report_agent_port: int = 10014
+    search_gateway_port: int = 10015
+    embedding_port: int = 10016
+    backend_port: int = 8000
+    # Explicit URLs override host+port (e.g. agents on other machines).
+    orchestrator_url: str | None = None
+    web_agent_url: str | None = None
+    rag_agent_url: str | None = None
+    file_agent_url: str | None = None
+    report_agent_url: str | None = None
+    search_gateway_url: str | None = None
+
+    # --- language models -----------------------------------------------------------------
+    openai_api_key: str | None = None
+    openai_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    synthesis_model: str = "gpt-4o"
+    llm_timeout_s: float = 60.0
+
+    # --- embeddings ----------------------------------------------------------------------
+    embedding_provider: Literal["local", "openai"] = "local"
+    embedding_model: str | None = None
+    embedding_url: str | None = None
+    embedding_batch_size: int = 64
+
+    # --- database ------------------------------------------------------------------------
+    database_url: str | None = None
+    supabase_url: str | None = None
+    supabase_key: str | None = None
+
+    # --- web search ----------------------------------------------------------------------
+    tavily_api_key: str | None = None
+    serper_api_key: str | None = None
+    exa_api_key: str | None = None
+    brightdata_api_key: str | None = None
+    firecrawl_api_key: str | None = None
+    search_config: Path | None = None
+    local_corpus: Path | None = None
+    fetch_allow_private: bool = False
+    relevance_threshold: float = 0.5
+    mcp_servers: str | None = Field(
+        None, description="JSON object of MCP servers for the web agent (langchain-mcp-adapters format)."
+    )
+
+    # --- storage and limits --------------------------------------------------------------
+    data_dir: Path = PROJECT_ROOT / ".data"
+    max_upload_mb: float = 50.0
+    agent_timeout_s: float = 120.0
+
+    # --- UI ------------------------------------------------------------------------------
+    ui_language: Literal["ko", "en"] = "ko"
+
+    @field_validator("hub_token", "openai_api_key", "openai_base_url", "database_url", "supabase_url",
+                     "supabase_key", "tavily_api_key", "serper_api_key", "exa_api_key",
+                     "brightdata_api_key", "firecrawl_api_key", "mcp_servers", "embedding_url",
+                     "embedding_model", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        # `.env.example` copies leave variables present but empty; treat them as unset.
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("hub_token")
+    @classmethod
+    def _token_strength(cls, value: str | None) -> str | None:
+        if value is not None and len(value) < 16:
+            raise UnsafeConfigurationError("HUB_TOKEN must be at least 16 characters long.")
+        return value
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _mcp_servers_json(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parsed = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"MCP_SERVERS is not valid JSON: {exc}") from exc
+            if not isinstance(parsed, dict) or not parsed:
+                raise ValueError("MCP_SERVERS must be a non-empty JSON object of server name -> config.")
+        return value
+
+    @model_validator(mode="after")
+    def _refuse_unsafe(self) -> Settings:
+        if not _is_loopback(self.hub_host) and not self.hub_token:
+            raise UnsafeConfigurationError(
+                f"HUB_HOST={self.hub_host} exposes the hub beyond this machine; set HUB_TOKEN "
+                "(16+ characters) or bind to 127.0.0.1."
+            )
+        if self.supabase_url and not self.supabase_key:
+            raise UnsafeConfigurationError("SUPABASE_URL is set but SUPABASE_KEY is missing.")
+        if self.embedding_provider == "openai" and not (self.openai_api_key or self.openai_base_url):
+            raise UnsafeConfigurationError(
+                "EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server)."
+            )
+        if not 0.0 <= self.relevance_threshold <= 1.0:
+            raise ValueError("RELEVANCE_THRESHOLD must be between 0 and 1.")
+        if self.max_upload_mb <= 0:
+            raise ValueError("MAX_UPLOAD_MB must be positive.")
+        return self
+
+    # --- derived values ------------------------------------------------------------------
+    def _url(self, explicit: str | None, port: int) -> str:
+        if explicit:
+            return explicit.rstrip("/")
+        host = "127.0.0.1" if self.hub_host in ("0.0.0.0", "::", "") else self.hub_host
+        return f"http://{host}:{port}"
+
+    def agent_url(self, agent: str) -> str:
+        """Base URL of a hub agent by name (`orchestrator`, `web_research`, …)."""
+        table = {
+            "orchestrator": (self.orchestrator_url, self.orchestrator_port),
+            "web_research": (self.web_agent_url, self.web_agent_port),
+            "internal_rag": (self.rag_agent_url, self.rag_agent_port),
+            "file_management": (self.file_agent_url, self.file_agent_port),
+            "report_writing": (self.report_agent_url, self.report_agent_port),
+        }
+        if agent not in table:
+            raise KeyError(f"unknown agent {agent!r}; known: {', '.join(table)}")
+        explicit, port = table[agent]
+        return self._url(explicit, port)
+
+    def agent_port(self, agent: str) -> int:
+        """Port an agent listens on."""
+        return {
+            "orchestrator": self.orchestrator_port,
+            "web_research": self.web_agent_port,
+            "internal_rag": self.rag_agent_port,
+            "file_management": self.file_agent_port,
+            "report_writing": self.report_agent_port,
+        }[agent]
+
+    @property
+    def search_gateway_mcp_url(self) -> str:
+        """Streamable-HTTP MCP endpoint of the search gateway."""
+        return self._url(self.search_gateway_url, self.search_gateway_port) + "/mcp"
+
+    @property
+    def embedding_base_url(self) -> str:
+        """OpenAI-compatible base URL used for embeddings."""
+        if self.embedding_url:
+            return self.embedding_url.rstrip("/")
+        if self.embedding_provider == "openai":
+            return (self.openai_base_url or "https://api.openai.com/v1").rstrip("/")
+        return self._url(None, self.embedding_port) + "/v1"
+
+    @property
+    def embedding_model_name(self) -> str:
+        """Embedding model id (local default: all-MiniLM-L6-v2, OpenAI: text-embedding-3-small)."""
+        if self.embedding_model:
+            return self.embedding_model
+        return "text-embedding-3-small" if self.embedding_provider == "openai" else "all-MiniLM-L6-v2"
+
+    @property
+    def llm_online(self) -> bool:
+        """True when a real OpenAI-compatible model is configured; otherwise the offline engine runs."""
+        return bool(self.openai_api_key or self.openai_base_url)
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    @property
+    def files_dir(self) -> Path:
+        return self.data_dir / "files"
+
+    @property
+    def pg_dir(self) -> Path:
+        return self.data_dir / "pg"
+
+    def child_env(self) -> dict[str, str]:
+        """Environment variables that reproduce these settings in a child process."""
+        env: dict[str, str] = {}
+        for name, value in self.model_dump().items():
+            if value is None:
+                continue
+            env[name.upper()] = str(value)
+        return env
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Settings of this process, read once from the environment and `.env`."""
+    return Settings()

@@ -1,0 +1,92 @@
+"""Language-aware text helpers shared by retrieval, the offline engine and the search gateway.
+
+Korean is written without reliable spaces after PDF extraction, so every tokenizer here emits
+character bigrams for Hangul runs in addition to whole words; English is lower-cased words minus
+stop words. The same tokens serve BM25, Postgres full-text search and sentence scoring.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+_WORD = re.compile(r"[0-9a-z][0-9a-z.\-_/]*[0-9a-z]|[0-9a-z]|[\uac00-\ud7a3]+", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)|\n{2,}")
+
+ENGLISH_STOPWORDS = frozenset(
+    """a an the and or but if then of to in on at by for with from as is are was were be been being do does
+    did have has had what which who whom whose when where why how this that these those it its into about
+    over under than so such can could should would will shall may might must not no yes i you he she we they
+    me him her us them my your his our their there here any some all each also just only very more most
+    please tell show find give explain describe say says said our ours""".split()
+)
+
+#: Korean particles and endings stripped from the end of a word to get its stem.
+KOREAN_PARTICLES = sorted(
+    """은 는 이 가 을 를 의 에 에서 에게 께 으로 로 와 과 도 만 까지 부터 보다 처럼 이나 나 이랑 랑 하고
+    에는 에서는 으로는 로는 이란 란 이며 며 요 이요 입니까 인가요 인가 는지 은지 인지 할까요 해줘 해 주세요
+    알려줘 알려주세요 뭐야 뭐예요 무엇인가요 무엇 어떻게 돼 되나요 있나요 있어 찾아줘""".split(),
+    key=len, reverse=True,
+)
+KOREAN_STOPWORDS = frozenset(
+    """무엇 뭐 어떤 어떻게 언제 어디 누구 왜 이 그 저 것 수 등 및 대한 대해 관련 좀 알려줘 알려주세요 찾아줘
+    설명 설명해줘 정리 정리해줘 해줘 주세요 있는 있나요 하는 되는 우리 회사 사내 문서""".split()
+)
+
+
+def normalize(text: str) -> str:
+    """NFKC, collapse whitespace, strip."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def strip_korean_particle(word: str) -> str:
+    """Remove one trailing particle/ending from a Hangul word, keeping at least one syllable."""
+    for particle in KOREAN_PARTICLES:
+        if word.endswith(particle) and len(word) > len(particle):
+            return word[: -len(particle)]
+    return word
+
+
+def hangul_bigrams(run: str) -> list[str]:
+    """Character bigrams of a Hangul run (a single syllable is its own token)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def content_words(text: str) -> list[str]:
+    """Key words of a query: English words minus stop words, Korean words minus particles/stop words."""
+    out: list[str] = []
+    for raw in _WORD.findall(normalize(text).lower()):
+        if _HANGUL.fullmatch(raw):
+            stem = strip_korean_particle(raw)
+            if stem and stem not in KOREAN_STOPWORDS:
+                out.append(stem)
+        elif raw not in ENGLISH_STOPWORDS:
+            out.append(raw)
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """Index/query tokens: English words (stop words removed) and Hangul bigrams."""
+    tokens: list[str] = []
+    for raw in _WORD.findall(normalize(text).lower()):
+        if _HANGUL.fullmatch(raw):
+            tokens.extend(hangul_bigrams(raw))
+        elif raw not in ENGLISH_STOPWORDS:
+            tokens.append(raw)
+    return tokens
+
+
+def is_korean(text: str) -> bool:
+    """True when Hangul makes up a noticeable share of the letters."""
+    hangul = sum(len(m) for m in _HANGUL.findall(text))
+    letters = sum(1 for ch in text if ch.isalpha())
+    return letters > 0 and hangul / letters >= 0.2
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split into sentences (English punctuation and Korean '다.'/'요.' endings, blank lines)."""
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
+    return [p.strip() for p in parts if p and p.strip()]

@@ -1,0 +1,1 @@
+"""The hub's embedding server: the offline model on the OpenAI `/v1/embeddings` wire format."""

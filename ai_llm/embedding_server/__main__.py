@@ -1,0 +1,25 @@
+"""`python -m ai_llm.embedding_server [--port N]`: serve the offline embedding model."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from ai_llm.common.a2a_server import bind_socket, serve_app
+from ai_llm.common.logging import setup_logging
+from ai_llm.common.settings import get_settings
+from ai_llm.embedding_server.server import create_app
+
+
+def main() -> None:
+    settings = get_settings()
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=settings.embedding_port)
+    args = parser.parse_args()
+    setup_logging("embedding_server")
+    sock = bind_socket(settings.hub_host, args.port)
+    asyncio.run(serve_app(create_app(settings.hub_token), sock))
+
+
+if __name__ == "__main__":
+    main()

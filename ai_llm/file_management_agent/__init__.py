@@ -1,0 +1,1 @@
+"""Uploads, lists, reads, renames and deletes documents in the hub's store, keeping the RAG index in step."""

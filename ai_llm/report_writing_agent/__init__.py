@@ -1,0 +1,1 @@
+"""Writes reports (Markdown, DOCX) from earlier steps' results, citing their sources."""

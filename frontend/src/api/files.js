@@ -1,0 +1,81 @@
+// File endpoints. Uploads use XMLHttpRequest for real upload progress events.
+import { apiJson, waitForLogin, formatDetail, ApiError } from './http.js'
+
+export function listFiles(options) {
+  return apiJson('/api/files', options)
+}
+
+export function deleteFile(id) {
+  return apiJson(`/api/files/${encodeURIComponent(id)}`, { method: 'DELETE' })
+}
+
+export function downloadUrl(id) {
+  return `/api/files/${encodeURIComponent(id)}/download`
+}
+
+function parseXhrError(xhr) {
+  let detail = ''
+  try {
+    const body = JSON.parse(xhr.responseText)
+    detail = formatDetail(body?.detail ?? body?.message)
+  } catch {
+    detail = (xhr.responseText || '').slice(0, 300)
+  }
+  return new ApiError(detail || `HTTP ${xhr.status}`, xhr.status, detail)
+}
+
+function sendOnce(file, onProgress, signal) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', '/api/files')
+    xhr.withCredentials = true
+    xhr.responseType = 'text'
+    xhr.setRequestHeader('Accept', 'application/json')
+
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress?.(e.loaded, e.total)
+    }
+    xhr.onload = () => {
+      if (xhr.status === 401) {
+        resolve({ unauthorized: true })
+        return
+      }
+      if (xhr.status >= 200 && xhr.status < 300) {
+        try {
+          resolve({ record: JSON.parse(xhr.responseText) })
+        } catch {
+          reject(new ApiError('Invalid server response', xhr.status, ''))
+        }
+        return
+      }
+      reject(parseXhrError(xhr))
+    }
+    xhr.onerror = () => reject(new ApiError('Network error', 0, ''))
+    xhr.onabort = () => reject(new DOMException('Upload aborted', 'AbortError'))
+    if (signal) {
+      if (signal.aborted) {
+        reject(new DOMException('Upload aborted', 'AbortError'))
+        return
+      }
+      signal.addEventListener('abort', () => xhr.abort(), { once: true })
+    }
+
+    const form = new FormData()
+    form.append('file', file, file.name)
+    xhr.send(form)
+  })
+}
+
+/**
+ * Upload one file as multipart field `file`.
+ * onProgress(loaded, total) is called from upload progress events.
+ * Resolves with the created file record; rejects with ApiError (status + detail).
+ */
+export async function uploadFile(file, { onProgress, signal } = {}) {
+  for (;;) {
+    const result = await sendOnce(file, onProgress, signal)
+    if (!result.unauthorized) return result.record
+    onProgress?.(0, file.size)
+    await waitForLogin()
+  }
+}

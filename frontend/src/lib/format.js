@@ -1,0 +1,44 @@
+import { intlLocale } from '../i18n.js'
+
+export function formatBytes(n) {
+  const size = Number(n)
+  if (!Number.isFinite(size) || size < 0) return ''
+  if (size < 1024) return `${size} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let v = size / 1024
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return `${v >= 10 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`
+}
+
+export function formatDateTime(value, { withDate = true } = {}) {
+  if (!value) return ''
+  const d = new Date(value)
+  if (Number.isNaN(d.getTime())) return String(value)
+  const opts = withDate
+    ? { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }
+    : { hour: '2-digit', minute: '2-digit', second: '2-digit' }
+  return new Intl.DateTimeFormat(intlLocale(), opts).format(d)
+}
+
+export function formatUsd(v, digits = 4) {
+  const n = Number(v)
+  if (!Number.isFinite(n)) return '–'
+  return `$${n.toFixed(n !== 0 && Math.abs(n) < 0.01 ? digits : 2)}`
+}
+
+export function formatPercent(v) {
+  const n = Number(v)
+  if (!Number.isFinite(n)) return '–'
+  return `${(n * 100).toFixed(n * 100 >= 10 || n === 0 ? 0 : 1)}%`
+}
+
+export function formatMs(v) {
+  const n = Number(v)
+  if (!Number.isFinite(n)) return '–'
+  if (n >= 10000) return `${(n / 1000).toFixed(1)} s`
+  return `${Math.round(n)} ms`
+}
