@@ -62,8 +62,8 @@ class ModelHolder:
     def ready(self) -> bool:
         return self._ready.is_set() and self._model is not None
 
-    async def get(self, timeout: float = 120.0) -> Any:
-        ok = await asyncio.to_thread(self._ready.wait, timeout)
+    async def get(self, wait_s: float = 120.0) -> Any:
+        ok = await asyncio.to_thread(self._ready.wait, wait_s)
         if not ok:
             raise HTTPException(503, "embedding model is still loading")
         if self._error is not None:

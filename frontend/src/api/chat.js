@@ -2,6 +2,9 @@
 import { apiFetch, apiJson, errorFromResponse } from './http.js'
 import { readSSE } from './sse.js'
 
+/** localStorage key holding the current conversation id. */
+export const CONVERSATION_KEY = 'agenthub.conversationId'
+
 function parseData(raw) {
   if (!raw) return {}
   try {
