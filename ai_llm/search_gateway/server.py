@@ -1,22 +1,98 @@
-"""MCP server of the search gateway (placeholder until the gateway issue lands: it serves a health
-route and no search tools yet)."""
+"""MCP server of the search gateway: `web_search`, `news_search`, `fetch_page` over `SearchGateway`.
+
+Streamable HTTP at `/mcp` (plus `GET /healthz`), or stdio. With `HUB_TOKEN` set, every HTTP call except
+`/healthz` needs `Authorization: Bearer <token>`.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
 from mcp.server.fastmcp import FastMCP
+from pydantic import Field
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ai_llm.common.a2a_server import BearerTokenMiddleware
 from ai_llm.common.settings import Settings
+from ai_llm.search_gateway.gateway import SearchGateway
+
+log = logging.getLogger(__name__)
+
+TOOLS = ("web_search", "news_search", "fetch_page")
+TimeRange = Annotated[str | None, Field(description="day | week | month | year | all")]
+Agent = Annotated[str | None, Field(description="name of the calling agent, for telemetry")]
 
 
-def create_server(settings: Settings, port: int | None = None) -> FastMCP:
-    """The gateway's FastMCP server."""
+def create_server(settings: Settings, port: int | None = None, gateway: SearchGateway | None = None) -> FastMCP:
+    """The gateway's FastMCP server (tools bound to `gateway`, built from settings when not given)."""
+    gw = gateway or SearchGateway.create(settings)
     mcp = FastMCP("agent-hub-search-gateway", host=settings.hub_host,
-                  port=port if port is not None else settings.search_gateway_port)
+                  port=port if port is not None else settings.search_gateway_port,
+                  instructions="Web search, news search and page fetching through the hub's shared search "
+                               "gateway. Results carry a 0-1 relevance score.")
+
+    @mcp.tool()
+    async def web_search(query: str, max_results: int = 6, region: str | None = None,
+                         time_range: TimeRange = None, include_domains: list[str] | None = None,
+                         exclude_domains: list[str] | None = None, agent: Agent = None) -> dict[str, Any]:
+        """Search the web. Returns {query, results: [{title, url, snippet, source, score, published_at}],
+        provider, cache (exact|semantic|miss), branch, latency_ms, cost_usd, notice}."""
+        return await gw.search(query, "web", max_results, region, time_range, include_domains, exclude_domains,
+                               agent)
+
+    @mcp.tool()
+    async def news_search(query: str, max_results: int = 6, region: str | None = None,
+                          time_range: TimeRange = None, agent: Agent = None) -> dict[str, Any]:
+        """Search recent news. Same result shape as web_search."""
+        return await gw.search(query, "news", max_results, region, time_range, agent=agent)
+
+    @mcp.tool()
+    async def fetch_page(url: str, agent: Agent = None) -> dict[str, Any]:
+        """Fetch a page's clean main text: {url, title, text, published_at, error}."""
+        return await gw.fetch_page(url, agent)
 
     @mcp.custom_route("/healthz", methods=["GET"])
     async def healthz(_: Request) -> Response:
-        return JSONResponse({"ok": True, "tools": []})
+        return JSONResponse({"ok": True, "tools": list(TOOLS), **gw.describe()})
 
+    mcp._hub_gateway = gw  # type: ignore[attr-defined]  # the app factory and stdio runner open/close it
     return mcp
+
+
+def gateway_of(mcp: FastMCP) -> SearchGateway:
+    return mcp._hub_gateway  # type: ignore[attr-defined,no-any-return]
+
+
+def create_http_app(settings: Settings, mcp: FastMCP) -> Starlette:
+    """Streamable-HTTP app whose lifespan opens the gateway (DB, embeddings) once for all sessions."""
+    app = mcp.streamable_http_app()
+    inner = app.router.lifespan_context
+    gw = gateway_of(mcp)
+
+    @asynccontextmanager
+    async def lifespan(a: Starlette) -> AsyncIterator[None]:
+        await gw.open()
+        try:
+            async with inner(a):
+                yield
+        finally:
+            await gw.close()
+
+    app.router.lifespan_context = lifespan
+    if settings.hub_token:
+        app.add_middleware(BearerTokenMiddleware, token=settings.hub_token, public_paths=("/healthz",))
+    return app
+
+
+async def run_stdio(mcp: FastMCP) -> None:
+    gw = gateway_of(mcp)
+    await gw.open()
+    try:
+        await mcp.run_stdio_async()
+    finally:
+        await gw.close()

@@ -1,0 +1,94 @@
+"""Shared search cache in the hub's Postgres: exact layer (normalised query + parameters) and semantic
+layer (query-embedding cosine ≥ threshold), both within a provider partition and identical parameters.
+
+Lookups try the chain's partitions in chain order, so a cached answer of the primary provider is preferred;
+stores go to the partition of the provider that answered (one row per partition: providers never overwrite
+each other). TTL: per provider, short for news / `time_range=day`, long otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from ai_llm.common.db import Database
+from ai_llm.search_gateway.models import SearchRequest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CacheHit:
+    partition: str
+    provider: str
+    query: str  # the query that was cached (differs from the asked one on a semantic hit)
+    response: dict[str, Any]
+    similarity: float = 1.0
+
+
+class SearchCache:
+    """Exact + semantic cache over `search_cache` (migration 0003)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def get_exact(self, partitions: list[str], request: SearchRequest, query_norm: str) -> CacheHit | None:
+        if not partitions:
+            return None
+        async with self.db.connection() as conn:
+            cur = await conn.execute(
+                "UPDATE search_cache SET hits = hits + 1 WHERE (partition, kind, params_key, query_norm) IN ("
+                " SELECT partition, kind, params_key, query_norm FROM search_cache"
+                " WHERE partition = ANY(%(parts)s) AND kind = %(kind)s AND params_key = %(params)s"
+                " AND query_norm = %(norm)s AND expires_at > now()"
+                " ORDER BY array_position(%(parts)s, partition) LIMIT 1)"
+                " RETURNING partition, provider, query, response",
+                {"parts": partitions, "kind": request.kind, "params": request.params_key(), "norm": query_norm})
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return CacheHit(row["partition"], row["provider"], row["query"], row["response"])
+
+    async def get_semantic(self, partitions: list[str], request: SearchRequest, embedding: list[float],
+                           threshold: float) -> CacheHit | None:
+        if not partitions:
+            return None
+        async with self.db.connection() as conn:
+            cur = await conn.execute(
+                "SELECT partition, provider, query, query_norm, response, 1 - (embedding <=> %(emb)s::vector) AS sim"
+                " FROM search_cache WHERE partition = ANY(%(parts)s) AND kind = %(kind)s"
+                " AND params_key = %(params)s AND expires_at > now() AND embedding IS NOT NULL"
+                " ORDER BY embedding <=> %(emb)s::vector LIMIT 1",
+                {"emb": _vector(embedding), "parts": partitions, "kind": request.kind,
+                 "params": request.params_key()})
+            row = await cur.fetchone()
+            if row is None or float(row["sim"]) < threshold:
+                return None
+            await conn.execute(
+                "UPDATE search_cache SET hits = hits + 1 WHERE partition = %s AND kind = %s AND params_key = %s"
+                " AND query_norm = %s", (row["partition"], request.kind, request.params_key(), row["query_norm"]))
+        return CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]))
+
+    async def put(self, partition: str, provider: str, request: SearchRequest, query_norm: str,
+                  embedding: list[float] | None, response: dict[str, Any], ttl_s: int) -> None:
+        async with self.db.connection() as conn:
+            await conn.execute(
+                "INSERT INTO search_cache (partition, provider, kind, params_key, query_norm, query, embedding,"
+                " response, expires_at) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s::jsonb,"
+                " now() + make_interval(secs => %s))"
+                " ON CONFLICT (partition, kind, params_key, query_norm) DO UPDATE SET query = EXCLUDED.query,"
+                " embedding = EXCLUDED.embedding, response = EXCLUDED.response, created_at = now(),"
+                " expires_at = EXCLUDED.expires_at, hits = 0",
+                (partition, provider, request.kind, request.params_key(), query_norm, request.query,
+                 _vector(embedding) if embedding else None, json.dumps(response, ensure_ascii=False), ttl_s))
+
+    async def purge_expired(self) -> int:
+        async with self.db.connection() as conn:
+            cur = await conn.execute("DELETE FROM search_cache WHERE expires_at <= now()")
+            return cur.rowcount
+
+
+def _vector(values: list[float]) -> str:
+    return "[" + ",".join(f"{v:.7g}" for v in values) + "]"

@@ -1,0 +1,242 @@
+"""Gateway configuration: one YAML file (path in `SEARCH_CONFIG`; default `search_config.yaml` beside this
+module) holding the provider chain, per-provider timeout / depth / cost / TTLs, cache and fetch limits,
+plus the declarative HTTP adapters (`providers/*.yaml`, one file per provider).
+
+Errors name the file and line: an unknown provider in the chain is refused at start-up, not at the first
+query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ai_llm.common.settings import Settings
+
+DEFAULT_CONFIG = Path(__file__).with_name("search_config.yaml")
+ADAPTERS_DIR = Path(__file__).with_name("providers")
+BUILTIN_PROVIDERS = ("tavily", "duckduckgo", "local")
+DAY = 86_400
+
+
+class ConfigError(ValueError):
+    """The gateway configuration is invalid; the message names file and line."""
+
+
+class _LineStr(str):
+    line: int = 0
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose strings remember their line, for error messages."""
+
+
+def _construct_str(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> _LineStr:
+    value = _LineStr(loader.construct_scalar(node))
+    value.line = node.start_mark.line + 1
+    return value
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:str", _construct_str)
+
+
+def _where(path: Path, value: Any) -> str:
+    line = getattr(value, "line", 0)
+    return f"{path}:{line}" if line else str(path)
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    """Parse a YAML mapping, with line-aware strings; `ConfigError` on syntax errors."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        data = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: invalid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+@dataclass
+class ProviderConfig:
+    """Per-provider policy from the config file."""
+
+    name: str
+    timeout_s: float = 8.0
+    max_results: int = 10
+    cost_per_call: float | None = None  # None: the adapter's own default
+    ttl_general_s: int = 7 * DAY
+    ttl_fresh_s: int = 3600
+    options: dict[str, Any] = field(default_factory=dict)  # base_url, delay_s, zone, …
+
+
+@dataclass
+class CacheConfig:
+    enabled: bool = True
+    semantic: bool = True
+    semantic_threshold: float = 0.93
+    embed_timeout_s: float = 5.0
+
+
+@dataclass
+class FetchConfig:
+    timeout_s: float = 15.0
+    max_bytes: int = 3 * 1024 * 1024
+
+
+@dataclass
+class AdapterSpec:
+    """A declarative HTTP provider (see `providers/serper.yaml` for the documented format)."""
+
+    name: str
+    path: Path
+    endpoint: str
+    news_endpoint: str | None = None
+    method: str = "POST"
+    api_key_setting: str | None = None
+    headers: dict[str, Any] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    time_range_map: dict[str, Any] = field(default_factory=dict)
+    response: dict[str, Any] = field(default_factory=dict)
+    cost_per_call: float = 0.0
+
+
+@dataclass
+class GatewayConfig:
+    path: Path
+    chain: list[str] | None  # None = auto
+    news_chain: list[str] | None
+    providers: dict[str, ProviderConfig]
+    adapters: dict[str, AdapterSpec]
+    cache: CacheConfig
+    fetch: FetchConfig
+
+    def provider(self, name: str) -> ProviderConfig:
+        return self.providers.get(name) or ProviderConfig(name=name)
+
+
+def _number(path: Path, key: Any, value: Any, kind: type = float) -> Any:
+    try:
+        number = kind(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{_where(path, key)}: {key} must be a number, not {value!r}") from exc
+    if number < 0:
+        raise ConfigError(f"{_where(path, key)}: {key} must not be negative")
+    return number
+
+
+def load_adapter(path: Path) -> AdapterSpec:
+    """Read one declarative adapter file."""
+    data = load_yaml(path)
+    name = data.get("name") or path.stem
+    for required in ("endpoint", "response"):
+        if required not in data:
+            raise ConfigError(f"{path}: adapter {name!r} lacks the required key {required!r}")
+    response = data["response"]
+    if not isinstance(response, dict) or "results" not in response or "url" not in response:
+        raise ConfigError(f"{_where(path, data.get('response'))}: 'response' needs at least 'results' "
+                          "(path of the result list) and 'url' (field of each result)")
+    method = str(data.get("method", "POST")).upper()
+    if method not in ("GET", "POST"):
+        raise ConfigError(f"{_where(path, data.get('method'))}: method must be GET or POST")
+    return AdapterSpec(
+        name=str(name), path=path, endpoint=str(data["endpoint"]),
+        news_endpoint=str(data["news_endpoint"]) if data.get("news_endpoint") else None, method=method,
+        api_key_setting=str(data["api_key_setting"]) if data.get("api_key_setting") else None,
+        headers=dict(data.get("headers") or {}), body=data.get("body"), params=data.get("params"),
+        time_range_map=dict(data.get("time_range_map") or {}), response=dict(response),
+        cost_per_call=_number(path, "cost_per_call", data.get("cost_per_call", 0.0)),
+    )
+
+
+def load_adapters(*dirs: Path) -> dict[str, AdapterSpec]:
+    adapters: dict[str, AdapterSpec] = {}
+    for directory in dirs:
+        if directory.is_dir():
+            for file in sorted(directory.glob("*.yaml")):
+                spec = load_adapter(file)
+                adapters[spec.name] = spec
+    return adapters
+
+
+def _chain(path: Path, data: dict[str, Any], key: str, known: set[str]) -> list[str] | None:
+    value = data.get(key, "auto")
+    if value is None or (isinstance(value, str) and value.strip() == "auto"):
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"{_where(path, value)}: {key} must be 'auto' or a non-empty list of provider names")
+    for name in value:
+        if name not in known:
+            raise ConfigError(f"{_where(path, name)}: unknown provider {str(name)!r} in {key}; "
+                              f"known providers: {', '.join(sorted(known))}")
+    return [str(name) for name in value]
+
+
+def load_config(path: Path | None = None) -> GatewayConfig:
+    """Load and validate the gateway configuration (defaults when `path` is None)."""
+    path = Path(path) if path else DEFAULT_CONFIG
+    data = load_yaml(path)
+    adapter_dirs = [ADAPTERS_DIR]
+    if data.get("adapters_dir"):
+        adapter_dirs.append((path.parent / str(data["adapters_dir"])).resolve())
+    adapters = load_adapters(*adapter_dirs)
+    known = set(BUILTIN_PROVIDERS) | set(adapters)
+
+    providers: dict[str, ProviderConfig] = {}
+    raw_providers = data.get("providers") or {}
+    if not isinstance(raw_providers, dict):
+        raise ConfigError(f"{path}: 'providers' must be a mapping of provider name -> settings")
+    for name, options in raw_providers.items():
+        if name not in known:
+            raise ConfigError(f"{_where(path, name)}: unknown provider {str(name)!r} under providers; "
+                              f"known providers: {', '.join(sorted(known))}")
+        options = dict(options or {})
+        ttl = options.pop("ttl", {}) or {}
+        providers[str(name)] = ProviderConfig(
+            name=str(name),
+            timeout_s=_number(path, "timeout_s", options.pop("timeout_s", 8.0)),
+            max_results=_number(path, "max_results", options.pop("max_results", 10), int),
+            cost_per_call=(_number(path, "cost_per_call", options.pop("cost_per_call"))
+                           if "cost_per_call" in options else None),
+            ttl_general_s=_number(path, "general", ttl.get("general", 7 * DAY), int),
+            ttl_fresh_s=_number(path, "fresh", ttl.get("fresh", 3600), int),
+            options=options,
+        )
+
+    raw_cache = data.get("cache") or {}
+    threshold = float(raw_cache.get("semantic_threshold", 0.93))
+    if not 0.0 < threshold <= 1.0:
+        raise ConfigError(f"{_where(path, 'semantic_threshold')}: semantic_threshold must be in (0, 1]")
+    cache = CacheConfig(enabled=bool(raw_cache.get("enabled", True)), semantic=bool(raw_cache.get("semantic", True)),
+                        semantic_threshold=threshold,
+                        embed_timeout_s=float(raw_cache.get("embed_timeout_s", 5.0)))
+    raw_fetch = data.get("fetch") or {}
+    fetch = FetchConfig(timeout_s=float(raw_fetch.get("timeout_s", 15.0)),
+                        max_bytes=int(raw_fetch.get("max_bytes", 3 * 1024 * 1024)))
+    return GatewayConfig(path=path, chain=_chain(path, data, "chain", known),
+                         news_chain=_chain(path, data, "news_chain", known), providers=providers,
+                         adapters=adapters, cache=cache, fetch=fetch)
+
+
+def resolve_chain(config: GatewayConfig, settings: Settings, kind: str) -> list[str]:
+    """Provider names to try, in order. `auto`: the local corpus when configured (offline mode, no
+    network at all), else Tavily when it has a key, then DuckDuckGo."""
+    explicit = config.news_chain if kind == "news" and config.news_chain else config.chain
+    if explicit is not None:
+        return list(explicit)
+    if settings.local_corpus:
+        return ["local"]
+    return (["tavily"] if settings.tavily_api_key else []) + ["duckduckgo"]

@@ -1,0 +1,156 @@
+"""`fetch_page`: clean main text of a page, from the local corpus or over http(s) with an SSRF guard.
+
+Guard: only http/https; every address the host resolves to (and every redirect hop's) must be public —
+private, loopback, link-local, multicast, reserved and unspecified addresses are refused unless
+`FETCH_ALLOW_PRIVATE=true`. Body size and total time are capped; the HTML goes through trafilatura.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import trafilatura
+
+from ai_llm.search_gateway.providers.local import LocalCorpusProvider
+
+MAX_BYTES = 3 * 1024 * 1024
+MAX_REDIRECTS = 5
+MAX_TEXT_CHARS = 100_000
+USER_AGENT = "AgentHub-SearchGateway/0.1 (+https://github.com/; fetch_page)"
+
+
+class FetchRefused(ValueError):
+    """The URL is not allowed (scheme, private address, …)."""
+
+
+@dataclass
+class FetchedPage:
+    url: str
+    title: str | None = None
+    text: str = ""
+    published_at: str | None = None
+    error: str | None = None
+    source: str = "web"  # "corpus" when served from the local corpus
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _address_refused(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_reserved
+            or ip.is_unspecified or not ip.is_global)
+
+
+async def check_url(url: str, allow_private: bool) -> None:
+    """Raise `FetchRefused` unless `url` is http(s) to a public address (or private ones are allowed)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise FetchRefused(f"only http and https URLs can be fetched, not {parts.scheme or 'a bare path'!r}")
+    host = parts.hostname
+    if not host:
+        raise FetchRefused("the URL has no host")
+    if allow_private:
+        return
+    try:
+        infos = await asyncio.to_thread(socket.getaddrinfo, host, parts.port or 0, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise FetchRefused(f"cannot resolve host {host!r}: {exc.strerror}") from exc
+    for info in infos:
+        address = str(info[4][0])
+        if _address_refused(address):
+            raise FetchRefused(
+                f"{host} resolves to the non-public address {address}; refused (set FETCH_ALLOW_PRIVATE=true "
+                "to allow private, loopback and link-local addresses)")
+
+
+def extract(html: str, url: str) -> tuple[str | None, str, str | None]:
+    """(title, main text, published date) of an HTML page via trafilatura."""
+    doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, include_comments=False,
+                                      include_tables=True, as_dict=True)
+    if not doc:
+        return None, "", None
+    data: dict[str, Any] = doc if isinstance(doc, dict) else dict(doc)  # type: ignore[call-overload]
+    text = (data.get("text") or "")[:MAX_TEXT_CHARS]
+    return data.get("title"), text, data.get("date")
+
+
+class PageFetcher:
+    """Fetches pages: local corpus first (exact URL), else the web under the guard and limits.
+
+    Args:
+        corpus: the local provider whose pages are served by URL, if configured.
+        allow_private: allow private/loopback/link-local targets (tests, intranets).
+        timeout_s: total time per fetch, redirects included.
+        max_bytes: body size cap.
+    """
+
+    def __init__(self, corpus: LocalCorpusProvider | None = None, allow_private: bool = False,
+                 timeout_s: float = 15.0, max_bytes: int = MAX_BYTES) -> None:
+        self.corpus = corpus
+        self.allow_private = allow_private
+        self.timeout_s = timeout_s
+        self.max_bytes = max_bytes
+
+    async def fetch(self, url: str) -> FetchedPage:
+        url = (url or "").strip()
+        if not url:
+            return FetchedPage(url=url, error="empty URL")
+        if self.corpus is not None:
+            page = self.corpus.page(url)
+            if page is not None:
+                return FetchedPage(url=page.url, title=page.title, text=page.content,
+                                   published_at=page.published_at, source="corpus")
+        try:
+            return await asyncio.wait_for(self._fetch_web(url), self.timeout_s)
+        except FetchRefused as exc:
+            return FetchedPage(url=url, error=f"refused: {exc}")
+        except TimeoutError:
+            return FetchedPage(url=url, error=f"timed out after {self.timeout_s:g}s")
+        except httpx.HTTPError as exc:
+            return FetchedPage(url=url, error=f"unreachable: {type(exc).__name__}: {exc}")
+
+    async def _fetch_web(self, url: str) -> FetchedPage:
+        started = time.perf_counter()
+        async with httpx.AsyncClient(follow_redirects=False, headers={"User-Agent": USER_AGENT},
+                                     timeout=self.timeout_s) as client:
+            current = url
+            for _ in range(MAX_REDIRECTS + 1):
+                # Each hop is checked: a public page must not redirect us into the private network.
+                await check_url(current, self.allow_private)
+                async with client.stream("GET", current) as response:
+                    if response.is_redirect and response.headers.get("location"):
+                        current = urljoin(current, response.headers["location"])
+                        continue
+                    if response.status_code >= 400:
+                        return FetchedPage(url=current, error=f"HTTP {response.status_code}")
+                    ctype = response.headers.get("content-type", "")
+                    body = bytearray()
+                    async for chunk in response.aiter_bytes():
+                        body.extend(chunk)
+                        if len(body) > self.max_bytes:
+                            return FetchedPage(url=current, error=f"page larger than {self.max_bytes} bytes")
+                    charset = response.charset_encoding or "utf-8"
+                    raw = body.decode(charset, errors="replace")
+                    break
+            else:
+                return FetchedPage(url=current, error=f"more than {MAX_REDIRECTS} redirects")
+        if "html" not in ctype and "xml" not in ctype:
+            if ctype.startswith("text/"):
+                return FetchedPage(url=current, text=raw[:MAX_TEXT_CHARS])
+            return FetchedPage(url=current, error=f"unsupported content type {ctype or 'unknown'}")
+        remaining = self.timeout_s - (time.perf_counter() - started)
+        title, text, date = await asyncio.wait_for(asyncio.to_thread(extract, raw, current),
+                                                   max(remaining, 1.0))
+        if not text:
+            return FetchedPage(url=current, title=title, published_at=date, error="no main text found")
+        return FetchedPage(url=current, title=title, text=text, published_at=date)

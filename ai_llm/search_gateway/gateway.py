@@ -1,0 +1,313 @@
+"""The search gateway's core: clean the query, try the cache, run the provider chain, store, record.
+
+Transport-free (the MCP server in `server.py` is a thin layer over `SearchGateway`), so benchmarks and
+tests can also drive it in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ai_llm.common.db import Database, migrate, resolve_database_url
+from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
+from ai_llm.common.settings import Settings
+from ai_llm.search_gateway.cache import SearchCache
+from ai_llm.search_gateway.config import GatewayConfig, load_config, resolve_chain
+from ai_llm.search_gateway.fetch import PageFetcher
+from ai_llm.search_gateway.models import (
+    TIME_RANGES,
+    Kind,
+    ProviderError,
+    RateLimited,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+)
+from ai_llm.search_gateway.providers.base import SearchProvider, filter_results
+from ai_llm.search_gateway.providers.local import LocalCorpusProvider
+from ai_llm.search_gateway.query import clean_query, normalize_domains, normalize_query
+from ai_llm.search_gateway.telemetry import TelemetryRow, record
+
+log = logging.getLogger(__name__)
+
+MAX_RESULTS_LIMIT = 20
+EMBED_COOLDOWN_S = 30.0
+
+
+def build_provider(name: str, config: GatewayConfig, settings: Settings,
+                   local: LocalCorpusProvider | None) -> tuple[SearchProvider | None, str | None]:
+    """(provider, None) or (None, reason it is skipped: no key, no corpus)."""
+    pconf = config.provider(name)
+    options = pconf.options
+    if name == "local":
+        if local is None:
+            return None, "no LOCAL_CORPUS configured"
+        if pconf.cost_per_call is not None:
+            local.cost_per_call = pconf.cost_per_call
+        if options.get("delay_s"):
+            local.delay_s = float(options["delay_s"])
+        return local, None
+    if name == "tavily":
+        if not settings.tavily_api_key:
+            return None, "no TAVILY_API_KEY"
+        from ai_llm.search_gateway.providers.tavily import TavilyProvider
+
+        return TavilyProvider(settings.tavily_api_key, base_url=options.get("base_url"),
+                              cost_per_call=0.008 if pconf.cost_per_call is None else pconf.cost_per_call,
+                              timeout_s=pconf.timeout_s), None
+    if name == "duckduckgo":
+        from ai_llm.search_gateway.providers.duckduckgo import DuckDuckGoProvider
+
+        return DuckDuckGoProvider(cost_per_call=pconf.cost_per_call or 0.0, timeout_s=pconf.timeout_s), None
+    spec = config.adapters[name]
+    from ai_llm.search_gateway.providers.http_adapter import HttpAdapterProvider
+
+    api_key = None
+    if spec.api_key_setting:
+        api_key = getattr(settings, spec.api_key_setting, None) or options.get("api_key")
+        if not api_key:
+            return None, f"no {spec.api_key_setting.upper()}"
+    return HttpAdapterProvider(spec, api_key, options, pconf.cost_per_call, pconf.timeout_s), None
+
+
+@dataclass
+class SearchGateway:
+    """Search policy over providers, cache and telemetry.
+
+    Build with `SearchGateway.create(settings)`; tests inject providers, db and embeddings directly.
+    """
+
+    settings: Settings
+    config: GatewayConfig
+    providers: dict[str, SearchProvider]
+    chains: dict[str, list[str]]
+    skipped: dict[str, str] = field(default_factory=dict)
+    local: LocalCorpusProvider | None = None
+    db: Database | None = None
+    embeddings: Embeddings | None = None
+    fetcher: PageFetcher | None = None
+    _embed_failed_at: float = -1e9
+    _pg_server: Any = None
+    _own_db: bool = False
+    provider_calls: int = 0
+
+    @classmethod
+    def create(cls, settings: Settings, config: GatewayConfig | None = None, db: Database | None = None,
+               embeddings: Embeddings | None = None) -> SearchGateway:
+        """Providers and chains from configuration (raises `ConfigError`/`CorpusError` on bad input)."""
+        config = config or load_config(settings.search_config)
+        local = LocalCorpusProvider(settings.local_corpus) if settings.local_corpus else None
+        providers: dict[str, SearchProvider] = {}
+        skipped: dict[str, str] = {}
+        chains: dict[str, list[str]] = {}
+        for kind in ("web", "news"):
+            chain = []
+            for name in resolve_chain(config, settings, kind):
+                if name not in providers and name not in skipped:
+                    provider, reason = build_provider(name, config, settings, local)
+                    if provider is None:
+                        skipped[name] = reason or "unavailable"
+                        log.info("provider %s skipped: %s", name, reason)
+                    else:
+                        providers[name] = provider
+                if name in providers:
+                    chain.append(name)
+            chains[kind] = chain
+        fetcher = PageFetcher(local, allow_private=settings.fetch_allow_private, timeout_s=config.fetch.timeout_s,
+                              max_bytes=config.fetch.max_bytes)
+        return cls(settings=settings, config=config, providers=providers, chains=chains, skipped=skipped,
+                   local=local, db=db, embeddings=embeddings, fetcher=fetcher)
+
+    async def open(self) -> None:
+        """Open the shared database (cache + telemetry) and the embeddings adapter; degrade, never fail."""
+        if self.embeddings is None and self.config.cache.semantic:
+            self.embeddings = make_embeddings(self.settings)
+        if self.db is None and self.config.cache.enabled:
+            try:
+                url, self._pg_server = await asyncio.to_thread(resolve_database_url, self.settings)
+                model = self.settings.embedding_model_name
+                await migrate(url, model, KNOWN_DIMENSIONS.get(model, 384))
+                self.db = await Database(url, max_size=4).open()
+                self._own_db = True
+            except Exception as exc:  # the gateway still answers searches without cache and telemetry
+                log.warning("search cache and telemetry disabled: database unavailable (%s)", exc)
+                self.db = None
+
+    async def close(self) -> None:
+        if self.db is not None and self._own_db:
+            await self.db.close()
+        close = getattr(self.embeddings, "close", None)
+        if close is not None:
+            await close()
+
+    @property
+    def cache(self) -> SearchCache | None:
+        return SearchCache(self.db) if self.db is not None and self.config.cache.enabled else None
+
+    def describe(self) -> dict[str, Any]:
+        """What /healthz reports: chains, skipped providers, cache state, corpus size."""
+        return {"chains": self.chains, "skipped": self.skipped, "cache": self.cache is not None,
+                "semantic_cache": bool(self.cache is not None and self.embeddings is not None
+                                       and self.config.cache.semantic),
+                "local_corpus_pages": len(self.local.pages) if self.local else 0,
+                "config": str(self.config.path)}
+
+    # --- search -----------------------------------------------------------------------------------------
+    def make_request(self, query: str, kind: Kind, max_results: Any, region: str | None, time_range: str | None,
+                     include_domains: Any = None, exclude_domains: Any = None) -> tuple[SearchRequest, str | None]:
+        """Validate and normalise tool arguments; `ValueError` with a clear message on bad input."""
+        text, notice = clean_query(query)
+        try:
+            count = int(max_results if max_results is not None else 6)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"max_results must be an integer, not {max_results!r}") from exc
+        if count < 1:
+            raise ValueError("max_results must be at least 1")
+        if count > MAX_RESULTS_LIMIT:
+            notice = "; ".join(filter(None, [notice, f"max_results capped at {MAX_RESULTS_LIMIT}"]))
+            count = MAX_RESULTS_LIMIT
+        if time_range is not None and time_range not in TIME_RANGES:
+            raise ValueError(f"time_range must be one of {', '.join(TIME_RANGES)}, not {time_range!r}")
+        request = SearchRequest(query=text, kind=kind, max_results=count,
+                                region=(region or None) and str(region).strip().lower() or None,
+                                time_range=None if time_range in (None, "all") else time_range,
+                                include_domains=normalize_domains(include_domains),
+                                exclude_domains=normalize_domains(exclude_domains))
+        return request, notice
+
+    async def _embed(self, text: str) -> list[float] | None:
+        if self.embeddings is None or not self.config.cache.semantic:
+            return None
+        if time.monotonic() - self._embed_failed_at < EMBED_COOLDOWN_S:
+            return None
+        try:
+            vectors = await asyncio.wait_for(self.embeddings.embed([text]), self.config.cache.embed_timeout_s)
+            return vectors[0]
+        except Exception as exc:  # the semantic layer is an optimisation: skip it, keep answering
+            self._embed_failed_at = time.monotonic()
+            log.warning("semantic cache skipped for %.0fs: embeddings unavailable (%s)", EMBED_COOLDOWN_S, exc)
+            return None
+
+    async def search(self, query: str, kind: Kind = "web", max_results: Any = 6, region: str | None = None,
+                     time_range: str | None = None, include_domains: Any = None, exclude_domains: Any = None,
+                     agent: str | None = None) -> dict[str, Any]:
+        """Run one search; returns the contract's JSON envelope. Raises `ValueError` on bad input."""
+        started = time.perf_counter()
+        request, notice = self.make_request(query, kind, max_results, region, time_range, include_domains,
+                                            exclude_domains)
+        response = await self._search(request)
+        response.latency_ms = (time.perf_counter() - started) * 1000
+        response.notice = "; ".join(filter(None, [notice, response.notice])) or None
+        if self.db is not None:
+            try:
+                await record(self.db, TelemetryRow(
+                    tool=f"{kind}_search", query=request.query, agent=agent, provider=response.provider,
+                    cache=response.cache, branch=response.branch, depth=request.max_results,
+                    latency_ms=response.latency_ms, cost_usd=response.cost_usd, results=len(response.results),
+                    error="; ".join(response.errors) or None))
+            except Exception as exc:
+                log.warning("telemetry write failed: %s", exc)
+        return response.to_dict()
+
+    async def _search(self, request: SearchRequest) -> SearchResponse:
+        chain = self.chains.get(request.kind, [])
+        partitions = [self.providers[name].partition for name in chain]
+        query_norm = normalize_query(request.query)
+        cache = self.cache
+        embedding: list[float] | None = None
+        if cache is not None:
+            try:
+                hit = await cache.get_exact(partitions, request, query_norm)
+                if hit is None:
+                    embedding = await self._embed(request.query)
+                    if embedding is not None:
+                        hit = await cache.get_semantic(partitions, request, embedding,
+                                                       self.config.cache.semantic_threshold)
+                        if hit is not None:
+                            return self._from_cache(request, hit, "semantic", partitions)
+                else:
+                    return self._from_cache(request, hit, "exact", partitions)
+            except Exception as exc:
+                log.warning("cache lookup failed, asking providers: %s", exc)
+        response = await self._run_chain(request, chain)
+        if cache is not None and response.results and response.provider:
+            provider = self.providers[response.provider]
+            pconf = self.config.provider(response.provider)
+            ttl = pconf.ttl_fresh_s if request.fresh else pconf.ttl_general_s
+            if ttl > 0:
+                try:
+                    await cache.put(provider.partition, provider.name, request, query_norm, embedding,
+                                    {"results": [r.to_dict() for r in response.results]}, ttl)
+                except Exception as exc:
+                    log.warning("cache store failed: %s", exc)
+        return response
+
+    def _from_cache(self, request: SearchRequest, hit: Any, kind: str, partitions: list[str]) -> SearchResponse:
+        results = [SearchResult(**r) for r in hit.response.get("results", [])][: request.max_results]
+        notice = None
+        if kind == "semantic":
+            notice = f"semantic cache hit: results of the similar query {hit.query!r} (similarity {hit.similarity:.3f})"
+        return SearchResponse(query=request.query, results=results, provider=hit.provider,
+                              cache=kind,  # type: ignore[arg-type]
+                              branch=partitions.index(hit.partition), notice=notice,
+                              cached_query=hit.query)
+
+    async def _run_chain(self, request: SearchRequest, chain: list[str]) -> SearchResponse:
+        errors: list[str] = []
+        cost = 0.0
+        if not chain:
+            return SearchResponse(query=request.query, notice="no search provider is configured: "
+                                  + (", ".join(f"{n} ({r})" for n, r in self.skipped.items()) or "empty chain"))
+        for branch, name in enumerate(chain):
+            provider = self.providers[name]
+            pconf = self.config.provider(name)
+            sub = replace(request, max_results=min(request.max_results, max(1, pconf.max_results)))
+            self.provider_calls += 1
+            try:
+                results = await asyncio.wait_for(provider.search(sub), pconf.timeout_s)
+            except TimeoutError:
+                errors.append(f"{name}: timed out after {pconf.timeout_s:g}s")
+                cost += provider.cost_per_call
+                continue
+            except RateLimited as exc:
+                errors.append(f"{name}: rate limited ({exc})")
+                continue
+            except ProviderError as exc:
+                log.warning("provider %s failed: %s", name, exc)
+                errors.append(str(exc) if str(exc).startswith(name) else f"{name}: {exc}")
+                cost += provider.cost_per_call
+                continue
+            except Exception as exc:  # a buggy adapter must not take the gateway down
+                log.exception("provider %s crashed", name)
+                errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                continue
+            cost += provider.cost_per_call
+            results = filter_results(results, request)
+            if not results:
+                errors.append(f"{name}: no results")
+                continue
+            return SearchResponse(query=request.query, results=results, provider=name, cache="miss", branch=branch,
+                                  cost_usd=cost, errors=errors,
+                                  notice=f"answered by fallback provider {name}" if branch else None)
+        return SearchResponse(query=request.query, provider=None, cache="miss", branch=len(chain), cost_usd=cost,
+                              errors=errors, notice="no provider returned results")
+
+    # --- fetch ------------------------------------------------------------------------------------------
+    async def fetch_page(self, url: str, agent: str | None = None) -> dict[str, Any]:
+        """Contract shape `{"url", "title", "text", "published_at", "error"}` (+ `source`: corpus|web)."""
+        started = time.perf_counter()
+        fetcher = self.fetcher or PageFetcher(self.local, self.settings.fetch_allow_private)
+        page = await fetcher.fetch(url)
+        if self.db is not None:
+            try:
+                await record(self.db, TelemetryRow(
+                    tool="fetch_page", query=url or "", agent=agent, provider=page.source, cache="miss", branch=0,
+                    depth=0, latency_ms=(time.perf_counter() - started) * 1000, cost_usd=0.0,
+                    results=1 if page.text else 0, error=page.error))
+            except Exception as exc:
+                log.warning("telemetry write failed: %s", exc)
+        return page.to_dict()

@@ -1,0 +1,72 @@
+"""The provider port: every search backend turns a `SearchRequest` into `SearchResult`s."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+from ai_llm.search_gateway.models import SearchRequest, SearchResult
+
+_RANGE_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
+
+
+class SearchProvider(Protocol):
+    """A search backend.
+
+    Attributes:
+        name: provider name as used in the config and telemetry (`tavily`, `local`, …).
+        partition: cache partition; results of different partitions never mix or overwrite each other.
+        cost_per_call: USD charged per search call.
+    """
+
+    name: str
+    partition: str
+    cost_per_call: float
+
+    async def search(self, request: SearchRequest) -> list[SearchResult]:
+        """Search; raise `ProviderError` (or a subclass) on failure."""
+        ...
+
+
+def rank_score(rank: int, total: int) -> float:
+    """Score for providers that return no relevance score: 1.0 for the first hit, decaying with rank."""
+    if total <= 1:
+        return 0.9
+    return round(0.9 - 0.5 * rank / (total - 1), 4)
+
+
+def range_cutoff(time_range: str | None, now: datetime | None = None) -> datetime | None:
+    """Oldest publication time allowed by `time_range` (None for `all`/unset)."""
+    if not time_range or time_range not in _RANGE_DAYS:
+        return None
+    return (now or datetime.now(UTC)) - timedelta(days=_RANGE_DAYS[time_range])
+
+
+def parse_date(value: str | None) -> datetime | None:
+    """Parse an ISO-ish date (`2026-11-29`, `2026-11-29T10:00:00Z`); None when unknown."""
+    if not value:
+        return None
+    text = str(value).strip().replace("Z", "+00:00")
+    for candidate in (text, text[:10]):
+        try:
+            parsed = datetime.fromisoformat(candidate)
+        except ValueError:
+            continue
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+def filter_results(results: list[SearchResult], request: SearchRequest) -> list[SearchResult]:
+    """Apply domain filters and the result count, whatever the provider honoured itself."""
+    out = []
+    for result in results:
+        host = result.source
+        if request.include_domains and not any(host == d or host.endswith("." + d)
+                                               for d in request.include_domains):
+            continue
+        if any(host == d or host.endswith("." + d) for d in request.exclude_domains):
+            continue
+        if not result.url or not result.url.startswith(("http://", "https://")):
+            continue
+        out.append(result)
+    return out[: request.max_results]

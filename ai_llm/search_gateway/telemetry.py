@@ -1,0 +1,97 @@
+"""Per-request telemetry of the search gateway (`search_telemetry`, migration 0003) and its summaries:
+`hub search stats` and the backend's dashboard JSON both call `telemetry_summary`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ai_llm.common.db import Database
+
+
+@dataclass
+class TelemetryRow:
+    tool: str
+    query: str
+    agent: str | None
+    provider: str | None
+    cache: str
+    branch: int
+    depth: int
+    latency_ms: float
+    cost_usd: float
+    results: int
+    error: str | None = None
+
+
+async def record(db: Database, row: TelemetryRow) -> None:
+    """Write one request's row."""
+    async with db.connection() as conn:
+        await conn.execute(
+            "INSERT INTO search_telemetry (agent, tool, query, provider, cache, branch, depth, latency_ms,"
+            " cost_usd, results, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (row.agent, row.tool, row.query[:1000], row.provider, row.cache, row.branch, row.depth,
+             row.latency_ms, row.cost_usd, row.results, row.error))
+
+
+def _bucket_for(hours: float) -> str:
+    return "minute" if hours <= 2 else "hour" if hours <= 72 else "day"
+
+
+async def telemetry_summary(db: Database, hours: float = 24, recent: int = 50) -> dict[str, Any]:
+    """Dashboard JSON for the last `hours`:
+
+    `{"providers": [{"provider", "requests", "spend_usd", "hit_rate", "p50_ms", "p95_ms"}],
+      "series": [{"bucket", "provider", "requests", "hits", "spend_usd", "p50_ms"}],
+      "recent": [{"time", "agent", "query", "provider", "cache", "latency_ms", "cost_usd", "results"}]}`
+
+    `provider` is the provider that answered (for cache hits, the one whose entry was reused; `none` when
+    every provider failed). `hit_rate` counts exact and semantic hits.
+    """
+    bucket = _bucket_for(hours)
+    params = {"hours": float(hours)}
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT coalesce(provider, 'none') AS provider, count(*) AS requests,"
+            " coalesce(sum(cost_usd), 0) AS spend_usd,"
+            " avg(CASE WHEN cache <> 'miss' THEN 1.0 ELSE 0.0 END) AS hit_rate,"
+            " percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50_ms,"
+            " percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_ms,"
+            " count(*) FILTER (WHERE error IS NOT NULL) AS errors"
+            " FROM search_telemetry WHERE created_at > now() - make_interval(secs => %(hours)s * 3600)"
+            " AND tool <> 'fetch_page' GROUP BY 1 ORDER BY requests DESC", params)
+        providers = await cur.fetchall()
+        cur = await conn.execute(
+            f"SELECT date_trunc('{bucket}', created_at) AS bucket, coalesce(provider, 'none') AS provider,"
+            " count(*) AS requests, count(*) FILTER (WHERE cache <> 'miss') AS hits,"
+            " coalesce(sum(cost_usd), 0) AS spend_usd,"
+            " percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50_ms"
+            " FROM search_telemetry WHERE created_at > now() - make_interval(secs => %(hours)s * 3600)"
+            " AND tool <> 'fetch_page' GROUP BY 1, 2 ORDER BY 1, 2", params)
+        series = await cur.fetchall()
+        cur = await conn.execute(
+            "SELECT created_at AS time, agent, tool, query, provider, cache, latency_ms, cost_usd, results, error"
+            " FROM search_telemetry ORDER BY created_at DESC, id DESC LIMIT %(n)s", {"n": recent})
+        recent_rows = await cur.fetchall()
+    return {
+        "hours": hours,
+        "bucket": bucket,
+        "providers": [
+            {"provider": r["provider"], "requests": int(r["requests"]), "spend_usd": round(float(r["spend_usd"]), 6),
+             "hit_rate": round(float(r["hit_rate"] or 0), 4), "p50_ms": round(float(r["p50_ms"] or 0), 2),
+             "p95_ms": round(float(r["p95_ms"] or 0), 2), "errors": int(r["errors"])}
+            for r in providers
+        ],
+        "series": [
+            {"bucket": r["bucket"].isoformat(), "provider": r["provider"], "requests": int(r["requests"]),
+             "hits": int(r["hits"]), "spend_usd": round(float(r["spend_usd"]), 6),
+             "p50_ms": round(float(r["p50_ms"] or 0), 2)}
+            for r in series
+        ],
+        "recent": [
+            {"time": r["time"].isoformat(), "agent": r["agent"], "tool": r["tool"], "query": r["query"], "provider": r["provider"],
+             "cache": r["cache"], "latency_ms": round(float(r["latency_ms"]), 2),
+             "cost_usd": round(float(r["cost_usd"]), 6), "results": int(r["results"]), "error": r["error"]}
+            for r in recent_rows
+        ],
+    }
