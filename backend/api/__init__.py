@@ -1,0 +1,1 @@
+"""The backend's HTTP API (FastAPI): chat over SSE, files, search telemetry, health, login."""

@@ -1,0 +1,83 @@
+"""Builds the backend's FastAPI app: API routers, login middleware, the built Vue app at `/`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+from ai_llm.common.db import Database, migrate, resolve_database_url
+from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+from ai_llm.common.settings import PROJECT_ROOT, Settings
+from backend.api.routers import auth, chat, files, health, search
+from backend.api.state import BackendState
+
+log = logging.getLogger(__name__)
+
+FRONTEND_DIST = PROJECT_ROOT / "frontend" / "dist"
+
+NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Agent Hub</title>
+<p>The chat UI is not built yet: run <code>make ui</code> (or <code>npm run build</code> in
+<code>frontend/</code>). The API is up: <a href="/docs">/docs</a>.</p>"""
+
+
+async def open_database(settings: Settings) -> tuple[Database, Any]:
+    """The hub database (embedded Postgres unless DATABASE_URL is set), migrated."""
+    url, server = await asyncio.to_thread(resolve_database_url, settings)
+    model = settings.embedding_model_name
+    await migrate(url, model, KNOWN_DIMENSIONS.get(model, 0))
+    return await Database(url, max_size=16).open(), server
+
+
+def create_app(settings: Settings, *, db: Database | None = None, static_dir: Path | None = None,
+               require_login: bool | None = None) -> FastAPI:
+    """The backend app.
+
+    Args:
+        settings: hub settings (agent URLs, token, limits).
+        db: an open, migrated database to use (tests); by default one is opened in the lifespan.
+        static_dir: the built UI (default `frontend/dist`); served at `/` with an SPA fallback when present.
+        require_login: force the browser login on/off (default: on when bound beyond loopback).
+    """
+    dist = static_dir or FRONTEND_DIST
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        own_db, server = (db, None) if db is not None else await open_database(settings)
+        state = BackendState.build(settings, own_db, require_login=require_login)
+        app.state.backend = state
+        try:
+            yield
+        finally:
+            await state.close()
+            if db is None:
+                await own_db.close()
+            del server  # the embedded Postgres stays up while another hub process still uses it
+
+    app = FastAPI(title="Agent Hub API", version="0.1.0", lifespan=lifespan,
+                  description="Chat over Server-Sent Events, files, search telemetry and health of the hub.")
+    app.add_middleware(auth.SessionAuthMiddleware)
+    for module in (auth, chat, files, search, health):
+        app.include_router(module.router)
+
+    @app.get("/{path:path}", include_in_schema=False)
+    async def frontend(path: str) -> Response:
+        # Unknown /api/* paths are API 404s, never the SPA's index page.
+        if path == "api" or path.startswith("api/"):
+            raise HTTPException(404, "not found")
+        index = dist / "index.html"
+        if not index.is_file():
+            return HTMLResponse(NOT_BUILT)
+        root = dist.resolve()
+        candidate = (dist / path).resolve()
+        if path and candidate.is_file() and candidate.is_relative_to(root):
+            return FileResponse(candidate)
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    return app

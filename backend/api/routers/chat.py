@@ -1,0 +1,165 @@
+"""`POST /api/chat` (Server-Sent Events relayed from the orchestrator) and `GET /api/chats/{id}`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Path
+from pydantic import BaseModel, Field, field_validator
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
+from ai_llm.common.events import AgentReply, StatusEvent
+from backend.api.deps import ChatStoreDep, OrchestratorDep, SettingsDep
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/api", tags=["chat"])
+
+CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+#: Earlier turns sent to the orchestrator with each message (A2A data part `history`).
+HISTORY_TURNS = 10
+MAX_MESSAGE_CHARS = 8000
+
+ERRORS = {
+    "unavailable": {"ko": "오케스트레이터에 연결할 수 없습니다. 허브가 실행 중인지 확인해 주세요.",
+                    "en": "The orchestrator is unreachable. Check that the hub is running."},
+    "timeout": {"ko": "응답 시간이 초과되었습니다. 잠시 후 다시 시도해 주세요.",
+                "en": "The hub did not answer in time. Please try again shortly."},
+    "unauthorized": {"ko": "에이전트가 요청을 거부했습니다 (HUB_TOKEN 설정을 확인해 주세요).",
+                     "en": "An agent refused the call (check the HUB_TOKEN setting)."},
+    "failed": {"ko": "요청을 처리하지 못했습니다", "en": "The request could not be completed"},
+    "internal": {"ko": "백엔드에서 오류가 발생했습니다.", "en": "The backend hit an error."},
+}
+
+
+class ChatRequest(BaseModel):
+    """One user message."""
+
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    conversation_id: str | None = Field(None, pattern=CONVERSATION_ID_PATTERN,
+                                        description="continue this conversation; null starts a new one")
+    language: Literal["ko", "en"] = "ko"
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("message must not be blank")
+        return value.strip()
+
+
+class ChatMessage(BaseModel):
+    role: Literal["user", "assistant"]
+    text: str
+    intent: str | None
+    sources: list[dict[str, Any]]
+    steps: list[dict[str, Any]] = []
+    created_at: str
+
+
+class ChatHistory(BaseModel):
+    id: str
+    messages: list[ChatMessage]
+
+
+def public_source(source: dict[str, Any]) -> dict[str, Any] | None:
+    """An orchestrator source in the shape the UI shows (file → download link, web → URL + title)."""
+    if source.get("type") == "web" or (source.get("url") and not source.get("file_id")
+                                        and source.get("type") != "file"):
+        url = str(source.get("url") or "")
+        if not url:
+            return None
+        return {"type": "web", "url": url, "title": str(source.get("title") or url)}
+    file_id = source.get("file_id")
+    url = f"/api/files/{file_id}/download" if file_id else str(source.get("file_url") or "")
+    if not url:
+        return None
+    pages = [int(p) for p in source.get("pages") or [] if isinstance(p, int | float)]
+    return {"type": "file", "file_id": str(file_id) if file_id else None, "file_name": source.get("file_name"),
+            "pages": pages, "page_label": source.get("page_label") or _page_label(pages), "url": url}
+
+
+def _page_label(pages: list[int]) -> str:
+    if not pages:
+        return ""
+    return f"p.{pages[0]}" if len(pages) == 1 else f"p.{min(pages)}–{max(pages)}"
+
+
+def public_steps(steps: Any) -> list[dict[str, Any]]:
+    return [{"agent": s.get("agent"), "status": s.get("status"), "elapsed_ms": s.get("elapsed_ms")}
+            for s in steps or [] if isinstance(s, dict)]
+
+
+def answer_payload(reply: AgentReply, conversation_id: str) -> dict[str, Any]:
+    sources = [s for s in (public_source(x) for x in reply.sources if isinstance(x, dict)) if s is not None]
+    intent = reply.data.get("intent") or (reply.data.get("plan") or {}).get("intent")
+    return {"text": reply.text, "intent": intent, "conversation_id": conversation_id, "sources": sources,
+            "steps": public_steps(reply.data.get("steps"))}
+
+
+def _event(name: str, data: dict[str, Any]) -> ServerSentEvent:
+    return ServerSentEvent(data=json.dumps(data, ensure_ascii=False), event=name)
+
+
+@router.post("/chat", response_class=EventSourceResponse, responses={
+    200: {"description": "`status` events, then `answer` (or `error`), then `done`",
+          "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: OrchestratorDep,
+               settings: SettingsDep) -> EventSourceResponse:
+    """Ask the hub; the orchestrator's progress is relayed live as Server-Sent Events."""
+    conversation_id = body.conversation_id or uuid.uuid4().hex
+    history = await chats.history(conversation_id, limit=HISTORY_TURNS * 2) or []
+    await chats.add_message(conversation_id, "user", body.message, language=body.language)
+    language = body.language
+
+    def error(message: str) -> ServerSentEvent:
+        return _event("error", {"message": message, "conversation_id": conversation_id})
+
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        data = {"language": language,
+                "history": [{"role": "user" if h["role"] == "user" else "agent", "text": h["text"]}
+                            for h in history]}
+        try:
+            async for event in orchestrator.stream(body.message, data=data, context_id=conversation_id):
+                if isinstance(event, StatusEvent):
+                    yield _event("status", event.to_dict())
+                    continue
+                if event.state in ("failed", "canceled", "rejected"):
+                    detail = event.text.strip() or event.state
+                    yield error(f"{ERRORS['failed'][language]}: {detail}")
+                    break
+                payload = answer_payload(event, conversation_id)
+                await chats.add_message(conversation_id, "assistant", payload["text"], language=language,
+                                        intent=payload["intent"], sources=payload["sources"],
+                                        steps=payload["steps"])
+                yield _event("answer", payload)
+        except AgentUnauthorized:
+            yield error(ERRORS["unauthorized"][language])
+        except AgentTimeout:
+            yield error(ERRORS["timeout"][language])
+        except AgentUnavailable:
+            yield error(ERRORS["unavailable"][language])
+        except RemoteAgentError as exc:
+            yield error(f"{ERRORS['failed'][language]}: {exc}")
+        except Exception:  # a readable error event instead of a silently dropped stream
+            log.exception("chat stream failed")
+            yield error(ERRORS["internal"][language])
+        yield _event("done", {})
+
+    return EventSourceResponse(events(), ping=15, headers={"X-Accel-Buffering": "no",
+                                                            "Cache-Control": "no-cache"})
+
+
+@router.get("/chats/{conversation_id}", responses={404: {"description": "unknown conversation"}})
+async def chat_history(conversation_id: Annotated[str, Path(pattern=CONVERSATION_ID_PATTERN)],
+                       chats: ChatStoreDep) -> ChatHistory:
+    """A conversation's turns, oldest first."""
+    messages = await chats.history(conversation_id)
+    if messages is None:
+        raise HTTPException(404, f"conversation {conversation_id} not found")
+    return ChatHistory(id=conversation_id, messages=[ChatMessage(**m) for m in messages])

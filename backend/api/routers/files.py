@@ -1,0 +1,174 @@
+"""Files: a proxy to the file-management agent's HTTP routes (docs/contracts.md).
+
+Uploads are streamed through (multipart field `file` → raw body of `POST <file agent>/files?name=`) with the
+size limit counted while the bytes pass; downloads pass content type, `Content-Disposition` and range
+requests through, so a PDF viewer can open `…/download#page=N`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any, Literal
+
+import httpx
+from fastapi import APIRouter, HTTPException, Path, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.background import BackgroundTask
+
+from backend.api.deps import FileAgentDep, SettingsDep
+from backend.multipart_stream import (
+    MultipartFileStream,
+    UploadError,
+    UploadIncomplete,
+    UploadTooLarge,
+    multipart_boundary,
+)
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/api/files", tags=["files"])
+
+FILE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
+FileId = Annotated[str, Path(pattern=FILE_ID_PATTERN, description="file id from the file list")]
+#: Multipart framing around the file (boundaries, part headers) may add this much to Content-Length.
+MULTIPART_OVERHEAD = 64 * 1024
+PASSED_DOWNLOAD_HEADERS = ("content-type", "content-disposition", "content-length", "content-range",
+                           "accept-ranges", "etag", "last-modified", "cache-control", "content-encoding")
+PASSED_RANGE_HEADERS = ("range", "if-range", "if-none-match", "if-modified-since")
+
+UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["file"],
+    "properties": {"file": {"type": "string", "format": "binary"}}}}}}}
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A file agent record with its download link pointing at this backend."""
+    out = dict(record)
+    if out.get("id"):
+        out["download_url"] = f"/api/files/{out['id']}/download"
+    return out
+
+
+def _unreachable(client: httpx.AsyncClient, exc: Exception) -> HTTPException:
+    log.warning("file agent call failed: %s", exc)
+    return HTTPException(503, f"the file-management agent is unreachable at {client.base_url} ({type(exc).__name__})")
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300] or response.reason_phrase
+    if isinstance(body, dict):
+        return str(body.get("detail") or body.get("error") or body)
+    return str(body)
+
+
+def _relay_error(response: httpx.Response) -> HTTPException:
+    """An upstream error as ours: client errors pass through, server errors become 502."""
+    status = response.status_code if response.status_code < 500 else 502
+    return HTTPException(status, _detail(response))
+
+
+@router.post("", status_code=201, openapi_extra=UPLOAD_BODY,
+             responses={413: {"description": "file too large"}, 422: {"description": "no `file` field"}})
+async def upload_file(request: Request, files: FileAgentDep, settings: SettingsDep) -> JSONResponse:
+    """Upload one file (multipart field `file`); indexing starts in the background."""
+    limit = settings.max_upload_bytes
+    too_large = f"the file is larger than the {settings.max_upload_mb:g} MB upload limit (MAX_UPLOAD_MB)"
+    try:
+        boundary = multipart_boundary(request.headers.get("content-type"))
+    except UploadError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit + MULTIPART_OVERHEAD:
+        raise HTTPException(413, too_large)
+    upload = MultipartFileStream(request.stream().__aiter__(), boundary, limit)
+    try:
+        part = await upload.open()
+    except UploadError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    name = part.filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name:
+        raise HTTPException(422, "the uploaded file has no name")
+    try:
+        response = await files.post("/files", params={"name": name}, content=upload.chunks(),
+                                    headers={"Content-Type": part.content_type})
+    except UploadTooLarge as exc:
+        raise HTTPException(413, too_large) from exc
+    except UploadIncomplete as exc:
+        raise HTTPException(400, str(exc)) from exc
+    except UploadError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code == 413:
+        raise HTTPException(413, too_large)
+    if response.status_code >= 400:
+        raise _relay_error(response)
+    return JSONResponse(public_record(response.json()), status_code=201)
+
+
+@router.get("")
+async def list_files(files: FileAgentDep) -> list[dict[str, Any]]:
+    """Every stored file with its index status (`indexing`, `indexed`, `skipped`, `error`)."""
+    try:
+        response = await files.get("/files")
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code >= 400:
+        raise _relay_error(response)
+    body = response.json()
+    records = body.get("files", []) if isinstance(body, dict) else body
+    return [public_record(r) for r in records if isinstance(r, dict)]
+
+
+@router.get("/{file_id}", responses={404: {"description": "unknown file"}})
+async def get_file(file_id: FileId, files: FileAgentDep) -> dict[str, Any]:
+    """One file record."""
+    try:
+        response = await files.get(f"/files/{file_id}")
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code >= 400:
+        raise _relay_error(response)
+    return public_record(response.json())
+
+
+@router.delete("/{file_id}", status_code=204, responses={404: {"description": "unknown file"}})
+async def delete_file(file_id: FileId, files: FileAgentDep) -> Response:
+    """Delete a file and its indexed chunks."""
+    try:
+        response = await files.delete(f"/files/{file_id}")
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code >= 400:
+        raise _relay_error(response)
+    return Response(status_code=204)
+
+
+@router.get("/{file_id}/download", response_class=StreamingResponse, responses={
+    200: {"description": "the file", "content": {"application/octet-stream": {}}},
+    206: {"description": "the requested byte range"}, 404: {"description": "unknown file"},
+    416: {"description": "range not satisfiable"}})
+async def download_file(file_id: FileId, request: Request, files: FileAgentDep,
+                        disposition: Literal["inline", "attachment"] = "inline") -> Response:
+    """The file's bytes; honours `Range` so a PDF viewer can open `#page=N`.
+
+    Served `inline` by default so the browser's viewer opens the PDF at the cited page;
+    `?disposition=attachment` asks the browser to save it instead.
+    """
+    headers = {k: v for k in PASSED_RANGE_HEADERS if (v := request.headers.get(k)) is not None}
+    upstream = files.build_request("GET", f"/files/{file_id}/content", headers=headers,
+                                   params={"disposition": disposition})
+    try:
+        response = await files.send(upstream, stream=True)
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code >= 400 and response.status_code != 416:
+        await response.aread()
+        await response.aclose()
+        raise _relay_error(response)
+    passed = {k: v for k in PASSED_DOWNLOAD_HEADERS if (v := response.headers.get(k)) is not None}
+    return StreamingResponse(response.aiter_raw(), status_code=response.status_code, headers=passed,
+                             background=BackgroundTask(response.aclose))

@@ -1,0 +1,50 @@
+"""What the backend holds for its lifetime: settings, database, chat store and clients of the agents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.db import Database
+from ai_llm.common.settings import Settings, _is_loopback
+from backend.chat_store import ChatStore
+
+
+def agent_headers(settings: Settings) -> dict[str, str]:
+    """Headers every backend→agent call carries (the hub token when one is set)."""
+    return {"Authorization": f"Bearer {settings.hub_token}"} if settings.hub_token else {}
+
+
+def login_required(settings: Settings) -> bool:
+    """The browser must log in when the backend is reachable beyond this machine."""
+    return not _is_loopback(settings.hub_host)
+
+
+@dataclass
+class BackendState:
+    """Long-lived resources of one backend process (opened in the app's lifespan)."""
+
+    settings: Settings
+    db: Database
+    chats: ChatStore
+    orchestrator: RemoteAgent
+    files: httpx.AsyncClient
+    require_login: bool
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, settings: Settings, db: Database, require_login: bool | None = None) -> BackendState:
+        file_agent = settings.agent_url("file_management")
+        # Reads may be long (a download streams a whole PDF); connecting must be quick.
+        files = httpx.AsyncClient(base_url=file_agent, headers=agent_headers(settings),
+                                  timeout=httpx.Timeout(settings.agent_timeout_s, connect=5.0))
+        orchestrator = RemoteAgent(settings.agent_url("orchestrator"), token=settings.hub_token,
+                                   timeout_s=settings.agent_timeout_s, name="orchestrator")
+        return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
+                   require_login=login_required(settings) if require_login is None else require_login)
+
+    async def close(self) -> None:
+        await self.files.aclose()

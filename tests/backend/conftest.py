@@ -1,0 +1,79 @@
+"""Backend test fixtures: the backend as a real process in front of real stand-in agent processes.
+
+The stand-ins (tests/backend/servers/) are small real servers speaking the orchestrator's A2A reply shape
+and the file agent's HTTP routes; tests against the real orchestrator, file and RAG agents live in
+test_real_hub.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.process import Child, start_module, stop_child, wait_http
+
+UPLOAD_LIMIT_MB = 1
+
+
+class Processes:
+    """Real processes on ephemeral ports, stopped together."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.children: list[Child] = []
+
+    def start(self, name: str, module: str, env: dict[str, str], health_path: str,
+              extra_args: list[str] | None = None, timeout_s: float = 60) -> Child:
+        port = free_port()
+        child = start_module(f"{name}-{port}", module, ["--port", str(port), *(extra_args or [])], env,
+                             self.log_dir)
+        child.url = f"http://127.0.0.1:{port}"
+        self.children.append(child)
+        wait_http(child.url + health_path, child, timeout_s=timeout_s)
+        return child
+
+    def stop_all(self) -> None:
+        for child in reversed(self.children):
+            stop_child(child)
+
+
+@pytest.fixture(scope="session")
+def backend_procs(session_dir: Path) -> Iterator[Processes]:
+    procs = Processes(session_dir / "backend-logs")
+    yield procs
+    procs.stop_all()
+
+
+@pytest.fixture(scope="session")
+def stand_in_env(pg_url: str, session_dir: Path) -> dict[str, str]:
+    return {"DATABASE_URL": pg_url, "DATA_DIR": str(session_dir / "backend-data")}
+
+
+@pytest.fixture(scope="session")
+def stand_in_orchestrator(backend_procs: Processes, stand_in_env: dict[str, str]) -> str:
+    child = backend_procs.start("orchestrator-stand-in", "tests.backend.servers.orchestrator_stand_in",
+                                stand_in_env, "/.well-known/agent-card.json")
+    assert child.url
+    return child.url
+
+
+@pytest.fixture(scope="session")
+def stand_in_file_agent(backend_procs: Processes, stand_in_env: dict[str, str], session_dir: Path) -> str:
+    child = backend_procs.start("file-agent-stand-in", "tests.backend.servers.file_agent_stand_in", stand_in_env,
+                                "/healthz", ["--dir", str(session_dir / "stand-in-files")])
+    assert child.url
+    return child.url
+
+
+@pytest.fixture(scope="session")
+def backend_url(backend_procs: Processes, stand_in_env: dict[str, str], stand_in_orchestrator: str,
+                stand_in_file_agent: str) -> str:
+    """A backend process (`python -m backend`) wired to the stand-in orchestrator and file agent."""
+    env = {**stand_in_env, "ORCHESTRATOR_URL": stand_in_orchestrator, "FILE_AGENT_URL": stand_in_file_agent,
+           "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB)}
+    child = backend_procs.start("backend", "backend", env, "/api/health")
+    assert child.url
+    return child.url

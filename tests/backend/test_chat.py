@@ -1,0 +1,141 @@
+"""`POST /api/chat` and `GET /api/chats/{id}` against the backend process and a real A2A stand-in
+orchestrator process (tests/backend/servers/orchestrator_stand_in.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.db import Database
+from ai_llm.common.settings import Settings
+from backend.api.main import create_app
+from backend.chat_client import ChatEvent, stream_chat
+
+STAND_IN_FILE_ID = "3f2c8a61-0b7e-4c1d-9a55-5b0d2c7e9f10"
+
+
+@pytest.fixture
+async def api(backend_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=backend_url, timeout=30) as http:
+        yield http
+
+
+async def collect(http: httpx.AsyncClient, message: str, conversation_id: str | None = None,
+                  language: str = "ko") -> list[ChatEvent]:
+    return [e async for e in stream_chat(http, message, conversation_id, language)]
+
+
+async def test_status_events_then_answer_then_done(api: httpx.AsyncClient) -> None:
+    events = await collect(api, "CDC 손 위생 지침을 최신 권고와 비교해줘")
+    names = [e.event for e in events]
+    assert names[-2:] == ["answer", "done"]
+    assert set(names[:-2]) == {"status"} and len(names) >= 3
+    statuses = [e.data for e in events if e.event == "status"]
+    assert all(set(s) == {"agent", "stage", "message", "progress"} for s in statuses)
+    # Sub-agent events forwarded by the orchestrator keep the sub-agent's name, in order.
+    assert [s["agent"] for s in statuses] == ["orchestrator", "internal_rag", "web_research"]
+    assert statuses[2]["stage"] == "fallback" and "웹 검색" in statuses[2]["message"]
+    answer = events[-2].data
+    assert answer["intent"] == "HYBRID"
+    assert re.fullmatch(r"[0-9a-f]{32}", answer["conversation_id"])
+    assert answer["sources"] == [
+        {"type": "file", "file_id": STAND_IN_FILE_ID, "file_name": "guide.pdf", "pages": [13, 14, 15],
+         "page_label": "p.13–15", "url": f"/api/files/{STAND_IN_FILE_ID}/download"},
+        {"type": "web", "url": "https://example.org/cdc", "title": "CDC page"},
+    ]
+    assert answer["steps"] == [{"agent": "internal_rag", "status": "no_result", "elapsed_ms": 12},
+                               {"agent": "web_research", "status": "ok", "elapsed_ms": 34}]
+    assert "language=ko" in answer["text"]
+
+
+async def test_status_reaches_the_client_before_the_answer_exists(api: httpx.AsyncClient, tmp_path: Path) -> None:
+    """The stand-in holds its answer until a file appears; we create it only after seeing a status event."""
+    gate = tmp_path / "go"
+    seen: list[str] = []
+    async for event in stream_chat(api, f"wait for gate:{gate}", language="en"):
+        seen.append(event.event)
+        if event.event == "status" and not gate.exists():
+            assert "answer" not in seen
+            gate.touch()
+    assert gate.exists()
+    assert seen[0] == "status" and seen[-2:] == ["answer", "done"]
+
+
+async def test_conversation_is_persisted_and_continued(api: httpx.AsyncClient) -> None:
+    first = await collect(api, "첫 번째 질문")
+    conversation_id = first[-2].data["conversation_id"]
+    second = await collect(api, "second question", conversation_id, language="en")
+    answer = second[-2].data
+    assert answer["conversation_id"] == conversation_id
+    # The conversation id is the A2A context id, and the earlier turns travel with the message.
+    assert f"context={conversation_id}" in answer["text"]
+    assert "history_turns=2" in answer["text"] and "language=en" in answer["text"]
+
+    response = await api.get(f"/api/chats/{conversation_id}")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == conversation_id
+    messages = body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert [m["text"] for m in messages[::2]] == ["첫 번째 질문", "second question"]
+    assert messages[3]["text"] == answer["text"]
+    assert messages[3]["intent"] == "HYBRID" and messages[3]["sources"] == answer["sources"]
+    assert messages[0]["intent"] is None and messages[0]["sources"] == []
+    assert all(m["created_at"] for m in messages)
+
+
+async def test_agent_failure_is_a_readable_localized_error_event(api: httpx.AsyncClient) -> None:
+    events = await collect(api, "please explode", language="en")
+    assert [e.event for e in events][-2:] == ["error", "done"]
+    assert "answer" not in [e.event for e in events]
+    error = events[-2].data
+    assert error["message"].startswith("The request could not be completed")
+    assert "exploded" in error["message"]
+    # The user's turn is kept even though no answer came.
+    history = (await api.get(f"/api/chats/{error['conversation_id']}")).json()["messages"]
+    assert [(m["role"], m["text"]) for m in history] == [("user", "please explode")]
+
+
+async def test_unknown_and_malformed_conversation_ids(api: httpx.AsyncClient) -> None:
+    assert (await api.get("/api/chats/0123456789abcdef0123456789abcdef")).status_code == 404
+    assert (await api.get("/api/chats/not.a.valid.id")).status_code == 422
+    assert (await api.get(f"/api/chats/{'a' * 65}")).status_code == 422
+
+
+@pytest.mark.parametrize("body", [
+    {},
+    {"message": ""},
+    {"message": "   \n "},
+    {"message": "hi", "language": "fr"},
+    {"message": "hi", "conversation_id": "../../etc"},
+    {"message": 42},
+    {"message": "x" * 8001},
+])
+async def test_bad_chat_bodies_are_422(api: httpx.AsyncClient, body: dict[str, object]) -> None:
+    response = await api.post("/api/chat", json=body)
+    assert response.status_code == 422
+    assert response.json()["detail"]
+
+
+async def test_non_json_chat_body_is_422(api: httpx.AsyncClient) -> None:
+    response = await api.post("/api/chat", content=b"message=hi", headers={"Content-Type": "text/plain"})
+    assert response.status_code == 422
+
+
+async def test_orchestrator_down_gives_an_error_event(db: Database, tmp_path: Path) -> None:
+    """In-process app (ASGI transport) whose orchestrator URL points at a closed port."""
+    settings = Settings(orchestrator_url=f"http://127.0.0.1:{free_port()}", data_dir=tmp_path,
+                        _env_file=None)  # type: ignore[call-arg]
+    app = create_app(settings, db=db)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://backend") as http:
+        ko = await collect(http, "안녕하세요")
+        en = await collect(http, "hello", language="en")
+    assert [e.event for e in ko] == ["error", "done"]
+    assert "오케스트레이터에 연결할 수 없습니다" in ko[0].data["message"]
+    assert "orchestrator is unreachable" in en[0].data["message"]
