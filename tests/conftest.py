@@ -7,7 +7,10 @@ key (we clear `OPENAI_*` here so a developer's shell cannot leak one in).
 
 from __future__ import annotations
 
+import asyncio
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -43,15 +46,25 @@ def session_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("hub")
 
 
-@pytest.fixture(scope="session")
-def pg_url(session_dir: Path) -> Iterator[str]:
-    """URL of a real embedded Postgres 16 + pgvector, migrated, for the whole session."""
-    server, url = start_embedded_postgres(session_dir / "pg")
-    import asyncio
+def pg_data_dir() -> Path:
+    """A fresh directory for an embedded Postgres cluster.
 
+    Not under pytest's tmp_path: as root, pgserver runs Postgres as the `pgserver` user, and every pytest
+    session start re-chmods `/tmp/pytest-of-root` to 0700, which would lock a running server out of its
+    data when test sessions overlap.
+    """
+    return Path(tempfile.mkdtemp(prefix="hub-test-pg-"))
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """URL of a real embedded Postgres 16 + pgvector, migrated, for the whole session."""
+    data_dir = pg_data_dir()
+    server, url = start_embedded_postgres(data_dir / "pg")
     asyncio.run(migrate(url, EMBEDDING_MODEL, EMBEDDING_DIM))
     yield url
     server.cleanup()
+    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

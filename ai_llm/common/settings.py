@@ -28,7 +28,7 @@ AGENT_MODULES: dict[str, str] = {
 }
 
 
-class UnsafeConfigurationError(ValueError):
+class UnsafeConfigurationError(RuntimeError):
     """Raised when a combination of settings would expose the hub without protection."""
 
 
@@ -82,6 +82,7 @@ class Settings(BaseSettings):
     database_url: str | None = None
     supabase_url: str | None = None
     supabase_key: str | None = None
+    supabase_storage_bucket: str = Field("documents", description="Supabase Storage bucket of the file store.")
 
     # --- web search ----------------------------------------------------------------------
     tavily_api_key: str | None = None
@@ -102,6 +103,19 @@ class Settings(BaseSettings):
     max_upload_mb: float = 50.0
     agent_timeout_s: float = 120.0
 
+    # --- orchestrator ----------------------------------------------------------------------
+    orchestrator_step_timeout_s: float = Field(90.0, description="Limit of one plan step (one agent call).")
+    orchestrator_extra_agents: str | None = Field(
+        None, description='JSON object of additional plannable agents: {"name": "http://host:port"}.')
+
+    # --- internal-RAG agent ----------------------------------------------------------------
+    rag_chunk_size: int = 800
+    rag_chunk_overlap: int = 100
+    rag_top_k: int = 10
+    rag_answer_chunks: int = Field(4, description="Best chunks behind an answer and its cited sources.")
+    rag_min_score: float = Field(0.6, description="Relevance (0-1) below which a search is `no_result`.")
+    rag_ef_search: int = Field(100, description="HNSW ef_search: higher = better recall, slower search.")
+
     # --- UI ------------------------------------------------------------------------------
     ui_language: Literal["ko", "en"] = "ko"
 
@@ -120,7 +134,7 @@ class Settings(BaseSettings):
     @classmethod
     def _token_strength(cls, value: str | None) -> str | None:
         if value is not None and len(value) < 16:
-            raise UnsafeConfigurationError("HUB_TOKEN must be at least 16 characters long.")
+            raise ValueError("HUB_TOKEN must be at least 16 characters long.")
         return value
 
     @field_validator("mcp_servers")

@@ -15,7 +15,8 @@ import time
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Header, HTTPException
+from fastapi import FastAPI, Header, HTTPException, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 MODEL_ID = "all-MiniLM-L6-v2"
@@ -83,6 +84,12 @@ def create_app(token: str | None = None) -> FastAPI:
 
     app = FastAPI(title="Agent Hub embedding server", lifespan=lifespan)
     app.state.holder = holder
+
+    @app.exception_handler(HTTPException)
+    async def openai_error(_: Request, exc: HTTPException) -> JSONResponse:
+        # OpenAI's error envelope, so SDK clients surface the message.
+        return JSONResponse({"error": {"message": str(exc.detail), "type": "invalid_request_error",
+                                       "code": exc.status_code}}, status_code=exc.status_code)
 
     def check(authorization: str | None) -> None:
         if token and not hmac.compare_digest((authorization or "").encode(), f"Bearer {token}".encode()):

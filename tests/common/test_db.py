@@ -1,0 +1,54 @@
+"""Embedded Postgres + pgvector: start, migrate idempotently, survive a restart, nearest-neighbour query."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
+from tests.conftest import pg_data_dir
+
+
+async def test_migrations_are_idempotent_and_record_the_embedding_model() -> None:
+    tmp_path = pg_data_dir()
+    server, url = start_embedded_postgres(tmp_path / "pg")
+    try:
+        first = await migrate(url, "all-MiniLM-L6-v2", 384)
+        second = await migrate(url, "all-MiniLM-L6-v2", 384)
+        assert "0001_core" in first
+        assert second == []
+        async with Database(url) as db:
+            meta = {r["key"]: r["value"] for r in await db.fetch("SELECT key, value FROM hub_meta")}
+            assert meta == {"embedding_model": "all-MiniLM-L6-v2", "embedding_dim": "384"}
+        with pytest.raises(EmbeddingMismatchError, match="hub reindex"):
+            await migrate(url, "text-embedding-3-small", 1536)
+    finally:
+        server.cleanup()
+
+
+async def test_data_survives_a_restart() -> None:
+    tmp_path = pg_data_dir()
+    server, url = start_embedded_postgres(tmp_path / "pg")
+    await migrate(url, "m", 3)
+    async with Database(url) as db:
+        await db.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)")
+        await db.execute("INSERT INTO notes VALUES (1, '안녕하세요')")
+    server.cleanup()  # stops the server
+    with pytest.raises(psycopg.OperationalError):
+        await psycopg.AsyncConnection.connect(url, connect_timeout=2)
+    server2, url2 = start_embedded_postgres(tmp_path / "pg")
+    try:
+        async with Database(url2) as db:
+            assert await db.fetch("SELECT body FROM notes") == [{"body": "안녕하세요"}]
+    finally:
+        server2.cleanup()
+
+
+async def test_pgvector_returns_the_nearest_row(db: Database) -> None:
+    async with db.connection() as conn:
+        await conn.execute("CREATE TEMP TABLE vecs (name text, v vector(3))")
+        await conn.execute("INSERT INTO vecs VALUES ('x', '[1,0,0]'), ('y', '[0,1,0]'), ('xy', '[0.7,0.7,0]')")
+        cur = await conn.execute("SELECT name FROM vecs ORDER BY v <=> %s::vector LIMIT 1", ("[0.9,0.2,0]",))
+        assert (await cur.fetchone())["name"] == "x"
+        cur = await conn.execute("SELECT name FROM vecs ORDER BY v <=> %s::vector LIMIT 1", ("[0.5,0.6,0]",))
+        assert (await cur.fetchone())["name"] == "xy"

@@ -1,0 +1,129 @@
+"""LLM port: the offline engine, and the OpenAI adapter's structured-output fallbacks.
+
+The OpenAI API cannot be reached from here, so `OpenAIChat` is tested against a local HTTP server that
+speaks the documented Chat Completions wire format (`POST /v1/chat/completions`), including a variant that
+rejects `json_schema` response formats the way older compatible servers do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
+
+from ai_llm.common.a2a_server import bind_socket, serve_app
+from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.llm import LocalEngine, OfflineUnsupported, OpenAIChat
+
+
+class Verdict(BaseModel):
+    intent: Literal["WEB_SEARCH", "INTERNAL_SEARCH"]
+    confidence: float
+
+
+def completion(content: str) -> dict[str, Any]:
+    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def openai_compatible_app(accept_json_schema: bool, log: list[dict[str, Any]]) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Any:
+        body = await request.json()
+        log.append(body)
+        fmt = (body.get("response_format") or {}).get("type")
+        if fmt == "json_schema" and not accept_json_schema:
+            return JSONResponse({"error": {"message": "response_format json_schema not supported",
+                                           "type": "invalid_request_error"}}, status_code=400)
+        if fmt in ("json_schema", "json_object"):
+            return completion('Sure: {"intent": "WEB_SEARCH", "confidence": 0.9}')
+        if body.get("stream"):
+            async def chunks() -> AsyncIterator[bytes]:
+                for piece in ["안녕", "하세요", "!"]:
+                    delta = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                    yield f"data: {json.dumps(delta)}\n\n".encode()
+                yield b"data: [DONE]\n\n"
+            return StreamingResponse(chunks(), media_type="text/event-stream")
+        return completion("plain answer")
+
+    return app
+
+
+@pytest.fixture
+async def compatible_server() -> AsyncIterator[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
+    log: list[dict[str, Any]] = []
+    state = {"accept": True}
+    servers = {}
+    urls = {}
+    for accept in (True, False):
+        sock = bind_socket("127.0.0.1", 0)
+        urls[accept] = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        servers[accept] = asyncio.create_task(serve_app(openai_compatible_app(accept, log), sock))
+    await asyncio.sleep(0.3)
+    yield urls[True], log, {"legacy_url": urls[False], **state}
+    for task in servers.values():
+        task.cancel()
+
+
+async def test_openai_adapter_parse_chat_and_stream(compatible_server: Any) -> None:
+    url, log, _ = compatible_server
+    llm = OpenAIChat("m", base_url=url)
+    verdict = await llm.parse([{"role": "user", "content": "환율?"}], Verdict)
+    assert verdict == Verdict(intent="WEB_SEARCH", confidence=0.9)
+    assert await llm.chat([{"role": "user", "content": "hi"}]) == "plain answer"
+    assert "".join([p async for p in llm.stream([{"role": "user", "content": "hi"}])]) == "안녕하세요!"
+    assert [c.kind for c in llm.calls][-2:] == ["chat", "stream"]
+
+
+async def test_openai_adapter_falls_back_when_json_schema_is_rejected(compatible_server: Any) -> None:
+    _, log, extra = compatible_server
+    llm = OpenAIChat("m", base_url=extra["legacy_url"])
+    verdict = await llm.parse([{"role": "user", "content": "x"}], Verdict)
+    assert verdict.intent == "WEB_SEARCH"
+    assert llm.structured_mode == "json_prompt"
+    formats = [(b.get("response_format") or {}).get("type") for b in log]
+    assert "json_schema" in formats and formats[-1] == "json_object"
+    # the next call goes straight to the format that worked
+    log.clear()
+    await llm.parse([{"role": "user", "content": "y"}], Verdict)
+    assert len(log) == 1
+
+
+async def test_local_engine_classifies_korean_by_keywords_and_english_by_embeddings(
+        embeddings: OpenAIEmbeddings) -> None:
+    engine = LocalEngine(embeddings)
+    examples = {"WEB": ["latest news about the stock market today", "current exchange rate"],
+                "DOCS": ["what does our internal policy document say", "find it in our uploaded manual"]}
+    keywords = {"WEB": ["환율", "뉴스", "최신"], "DOCS": ["사내", "규정", "문서"]}
+    ko = await engine.classify("오늘 원달러 환율 알려줘", examples, keywords)
+    assert ko.label == "WEB" and ko.keyword_hits["WEB"] == ["환율"]
+    en = await engine.classify("What's in our travel policy handbook?", examples, keywords)
+    assert en.label == "DOCS"
+    assert en.scores["DOCS"] > en.scores["WEB"]
+
+
+async def test_local_engine_variants_and_extractive_answers() -> None:
+    engine = LocalEngine()
+    rewrite = engine.rewrite_query("손 위생 지침은 무엇인가요?")
+    assert "위생" in rewrite and "무엇" not in rewrite
+    variants = engine.query_variants("What is the maximum clock speed of I2C fast mode?")
+    assert len(variants) == 3 and len(set(variants)) == 3
+    assert engine.rewrite_query("What is the maximum clock speed of I2C fast mode?") not in variants
+    passages = ["Fast-mode devices can transfer at up to 400 kbit/s. Unrelated sentence about bananas.",
+                "Standard-mode is 100 kbit/s."]
+    answer = engine.extract_answer("What is the fast-mode bit rate?", passages, max_sentences=1)
+    assert answer == "Fast-mode devices can transfer at up to 400 kbit/s."
+    assert engine.extract_answer("quantum chromodynamics", passages) == ""
+    with pytest.raises(OfflineUnsupported):
+        await engine.parse([{"role": "user", "content": "x"}], Verdict)
