@@ -1,0 +1,108 @@
+"""Deep reading: fetch result pages in parallel, split them, keep the chunks closest to the question.
+
+Bounded by a page count and a time budget: pages still loading when the budget runs out, and pages that
+fail, are skipped (listed in `DeepRead.skipped`), never waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+from ai_llm.common.embeddings import Embeddings, cosine
+from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit
+from ai_llm.web_research_agent.relevance import lexical_score
+
+CHUNK_SIZE = 1000
+CHUNK_OVERLAP = 100
+
+_splitter = RecursiveCharacterTextSplitter(chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP,
+                                           separators=["\n\n", "\n", ". ", "다. ", " ", ""])
+
+
+@dataclass
+class Chunk:
+    """A piece of a fetched page with its similarity to the question."""
+
+    text: str
+    url: str
+    title: str
+    published_at: str | None
+    index: int
+    score: float = 0.0
+
+
+@dataclass
+class DeepRead:
+    """Chunks ranked best first, plus what was read and what was skipped (url -> reason)."""
+
+    chunks: list[Chunk]
+    pages_read: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def split_text(text: str) -> list[str]:
+    """Split page text into ≈1,000-character chunks with 100 characters of overlap."""
+    return [c for c in _splitter.split_text(text) if c.strip()]
+
+
+async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[str], Awaitable[PageContent]],
+                     embeddings: Embeddings | None, *, max_pages: int = 5, budget_s: float = 8.0,
+                     top_k: int = 6, on_page: Callable[[SearchHit], Awaitable[None]] | None = None) -> DeepRead:
+    """Fetch up to `max_pages` pages concurrently within `budget_s`, chunk, rank against the question.
+
+    Args:
+        hits: relevant search results, best first.
+        question: what the chunks are ranked against.
+        fetch: the toolset's `fetch_page`.
+        embeddings: ranks by cosine (mixed with token coverage); None ranks by token coverage only.
+        on_page: awaited before each page is fetched (status lines).
+    """
+    selected = list(hits)[:max_pages]
+
+    async def one(hit: SearchHit) -> PageContent:
+        if on_page is not None:
+            await on_page(hit)
+        return await fetch(hit.url)
+
+    tasks = {asyncio.create_task(one(hit)): hit for hit in selected}
+    result = DeepRead(chunks=[])
+    if not tasks:
+        return result
+    done, pending = await asyncio.wait(tasks, timeout=budget_s)
+    for task in pending:
+        task.cancel()
+        result.skipped[tasks[task].url] = f"not read within the {budget_s:.0f}s budget"
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
+    chunks: list[Chunk] = []
+    for hit in selected:  # keep the search order for stable ranking ties
+        task = next(t for t, h in tasks.items() if h is hit)
+        if task not in done:
+            continue
+        exc = task.exception()
+        page = task.result() if exc is None else PageContent(url=hit.url, error=str(exc))
+        if page.error or not page.text.strip():
+            result.skipped[hit.url] = page.error or "empty page"
+            continue
+        result.pages_read.append(hit.url)
+        for i, piece in enumerate(split_text(page.text)):
+            chunks.append(Chunk(piece, hit.url, page.title or hit.title, page.published_at or hit.published_at, i))
+    if not chunks:
+        return result
+    sims = [0.0] * len(chunks)
+    if embeddings is not None:
+        try:
+            vectors = await embeddings.embed([question, *[f"{c.title}. {c.text}" for c in chunks]])
+            sims = [cosine(vectors[0], v) for v in vectors[1:]]
+        except Exception:  # embedding server down: token coverage still ranks
+            embeddings = None
+    for chunk, sim in zip(chunks, sims, strict=True):
+        lexical = lexical_score(question, f"{chunk.title} {chunk.text}")
+        chunk.score = round(0.5 * sim + 0.5 * lexical if embeddings is not None else lexical, 4)
+    chunks.sort(key=lambda c: c.score, reverse=True)
+    result.chunks = chunks[:top_k]
+    return result

@@ -1,0 +1,225 @@
+"""HotpotQA evaluation of the web-research agent over a closed local "web" (`hub eval web`).
+
+Every context paragraph of the file becomes one page of the gateway's local provider (URL from its title);
+each question goes through the real agent against a real gateway process. Reported per depth mode:
+supporting-paragraph recall of the sources the answer cites, exact match and token F1 of the short answer
+(SQuAD normalisation), `no_result` rate, mean latency and searches per question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+import string
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.llm import LocalEngine
+from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.runtime import HubDeps
+from ai_llm.common.settings import Settings
+from ai_llm.web_research_agent.agent import WebResearchAgent
+
+WIKI = "https://en.wikipedia.org/wiki/"
+
+
+class EvalDataError(ValueError):
+    """The evaluation file is missing or not HotpotQA JSONL (message names file and line)."""
+
+
+def wiki_url(title: str) -> str:
+    """URL of a HotpotQA paragraph's page (its Wikipedia address)."""
+    return WIKI + quote(html.unescape(title).replace(" ", "_"), safe="()_,'!-.:")
+
+
+def title_of(url: str) -> str:
+    return unquote(url.removeprefix(WIKI)).replace("_", " ")
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """HotpotQA rows; a clear error naming the line when the file is not HotpotQA JSONL."""
+    if not path.is_file():
+        raise EvalDataError(f"{path} does not exist")
+    rows: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise EvalDataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+            missing = {"question", "answer", "supporting_facts", "context"} - set(row if isinstance(row, dict) else {})
+            if missing:
+                raise EvalDataError(f"{path}:{lineno}: missing HotpotQA keys {sorted(missing)}")
+            rows.append(row)
+    if not rows:
+        raise EvalDataError(f"{path} holds no questions")
+    return rows
+
+
+def corpus_pages(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One page per unique context paragraph: `{url, title, content, published_at}`."""
+    pages: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        for title, sentences in row["context"]:
+            url = wiki_url(title)
+            pages.setdefault(url, {"url": url, "title": html.unescape(title),
+                                   "content": "".join(sentences).strip(), "published_at": None})
+    return list(pages.values())
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD answer normalisation: lower case, no punctuation, articles or extra spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    pred = normalize_answer(prediction).split()
+    ref = normalize_answer(gold).split()
+    common = Counter(pred) & Counter(ref)
+    same = sum(common.values())
+    if not pred or not ref or same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+@dataclass
+class QuestionResult:
+    status: str
+    recall: float
+    em: float
+    f1: float
+    gold_in_text: float
+    latency_ms: float
+    searches: int
+    pages_read: int
+
+
+def score_reply(row: dict[str, Any], data: dict[str, Any], text: str, latency_ms: float) -> QuestionResult:
+    """Metrics of one reply against the HotpotQA row."""
+    gold_titles = {html.unescape(t) for t, _ in row["supporting_facts"]}
+    cited = {title_of(s["url"]) for s in data.get("sources") or []}
+    answer = str(data.get("answer") or "")
+    gold = str(row["answer"])
+    return QuestionResult(
+        status=str(data.get("status")),
+        recall=len(gold_titles & cited) / len(gold_titles) if gold_titles else 0.0,
+        em=exact_match(answer, gold), f1=token_f1(answer, gold),
+        gold_in_text=float(normalize_answer(gold) in normalize_answer(text)),
+        latency_ms=latency_ms, searches=int(data.get("searches") or 0),
+        pages_read=len(data.get("pages_read") or []))
+
+
+def summarise(results: list[QuestionResult]) -> dict[str, Any]:
+    n = len(results) or 1
+    return {
+        "questions": len(results),
+        "supporting_recall": round(sum(r.recall for r in results) / n, 4),
+        "exact_match": round(sum(r.em for r in results) / n, 4),
+        "f1": round(sum(r.f1 for r in results) / n, 4),
+        "answer_in_text_rate": round(sum(r.gold_in_text for r in results) / n, 4),
+        "no_result_rate": round(sum(r.status == "no_result" for r in results) / n, 4),
+        "error_rate": round(sum(r.status not in ("ok", "no_result") for r in results) / n, 4),
+        "mean_latency_ms": round(sum(r.latency_ms for r in results) / n, 1),
+        "searches_per_question": round(sum(r.searches for r in results) / n, 3),
+        "pages_read_per_question": round(sum(r.pages_read for r in results) / n, 3),
+    }
+
+
+@contextmanager
+def hub_processes(corpus: Path, work: Path, embedding_url: str | None = None) -> Iterator[dict[str, str]]:
+    """Start the embedding server (unless given) and the search gateway over `corpus`; stop both after."""
+    children: list[Child] = []
+    try:
+        if embedding_url is None:
+            port = free_port()
+            child = start_module("embedding_server", "ai_llm.embedding_server", ["--port", str(port)], {},
+                                 work / "logs")
+            children.append(child)
+            wait_http(f"http://127.0.0.1:{port}/healthz", child, timeout_s=180)
+            embedding_url = f"http://127.0.0.1:{port}/v1"
+        gw_port = free_port()
+        gateway = start_module("search_gateway", "ai_llm.search_gateway", ["--port", str(gw_port)],
+                               {"LOCAL_CORPUS": str(corpus), "EMBEDDING_URL": embedding_url,
+                                "DATA_DIR": str(work / "data")}, work / "logs")
+        children.append(gateway)
+        wait_http(f"http://127.0.0.1:{gw_port}/healthz", gateway, timeout_s=180)
+        yield {"gateway_url": f"http://127.0.0.1:{gw_port}", "embedding_url": embedding_url}
+    finally:
+        for child in reversed(children):
+            stop_child(child)
+
+
+@asynccontextmanager
+async def offline_agent(gateway_url: str, embedding_url: str, **kwargs: Any) -> AsyncIterator[WebResearchAgent]:
+    """A web agent in offline mode wired to a gateway and an embedding server."""
+    settings = Settings(search_gateway_url=gateway_url, embedding_url=embedding_url,  # type: ignore[call-arg]
+                        openai_api_key=None, openai_base_url=None, mcp_servers=None, _env_file=None)
+    embeddings = OpenAIEmbeddings(embedding_url, settings.embedding_model_name)
+    deps = HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine(embeddings))
+    try:
+        yield WebResearchAgent(deps, **kwargs)
+    finally:
+        await embeddings.close()
+
+
+async def evaluate_rows(agent: WebResearchAgent, rows: list[dict[str, Any]], depth: str,
+                        concurrency: int = 4) -> list[QuestionResult]:
+    """Ask every question (bounded concurrency) and score the replies, in row order."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(row: dict[str, Any]) -> QuestionResult:
+        async with gate:
+            started = time.perf_counter()
+            reply = await agent.research(row["question"], depth=depth, language="en")  # type: ignore[arg-type]
+            return score_reply(row, reply.data, reply.text, (time.perf_counter() - started) * 1000)
+
+    return list(await asyncio.gather(*(one(row) for row in rows)))
+
+
+def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency: int = 4) -> dict[str, Any]:
+    """The whole `hub eval web` run: corpus, processes, both depth modes, metrics."""
+    rows = read_rows(path)
+    pages = corpus_pages(rows)
+    asked = rows[:n] if n else rows
+    with tempfile.TemporaryDirectory(prefix="hub-eval-web-") as tmp:
+        work = Path(tmp)
+        corpus = work / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages), encoding="utf-8")
+        with hub_processes(corpus, work) as urls:
+            async def run_all() -> dict[str, Any]:
+                out: dict[str, Any] = {}
+                async with offline_agent(urls["gateway_url"], urls["embedding_url"]) as agent:
+                    for depth in depths:
+                        out[depth] = summarise(await evaluate_rows(agent, asked, depth, concurrency))
+                return out
+
+            modes = asyncio.run(run_all())
+    report: dict[str, Any] = {"dataset": str(path), "corpus_pages": len(pages), "questions": len(asked),
+                              "relevance_threshold": 0.5, "llm": "offline LocalEngine", "modes": modes}
+    if "snippets" in modes and "pages" in modes:
+        base = modes["snippets"]
+        report["pages_vs_snippets"] = {
+            key: round(modes["pages"][key] - base[key], 4)
+            for key in ("supporting_recall", "exact_match", "f1", "answer_in_text_rate", "no_result_rate")}
+    return report

@@ -1,0 +1,330 @@
+"""MCP search tools behind one small interface, whatever server provides them.
+
+The web agent talks to its tools through `langchain-mcp-adapters`' `MultiServerMCPClient`. The servers are
+configuration (`MCP_SERVERS`, langchain-mcp-adapters format); by default the hub's search gateway. Servers
+name their tools and shape their results differently, so this module maps what it sees onto three
+canonical operations:
+
+* `web_search` — the hub gateway's `web_search`, Tavily's `tavily-search` / `tavily_search`, or any tool
+  called `search`;
+* `news_search` — the gateway's `news_search`, else the search tool with Tavily's `topic="news"`;
+* `fetch_page` — the gateway's `fetch_page`, Tavily's `tavily-extract` / `tavily_extract`, or `fetch`.
+
+Results are normalised to `SearchHit` (`title, url, snippet, source, score, published_at`) inside a
+`SearchResponse` carrying the gateway envelope (`provider, cache, branch, latency_ms, cost_usd, notice`),
+and pages to `PageContent` (`url, title, text, published_at, error`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool
+from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.tools import load_mcp_tools
+
+from ai_llm.common.settings import Settings
+
+#: Canonical operation -> tool names recognised for it, most specific first.
+TOOL_ALIASES: dict[str, tuple[str, ...]] = {
+    "web_search": ("web_search", "tavily-search", "tavily_search", "search", "brave_web_search"),
+    "news_search": ("news_search", "tavily-news", "tavily_news", "search_news"),
+    "fetch_page": ("fetch_page", "tavily-extract", "tavily_extract", "fetch", "extract"),
+}
+
+_TIME_RANGES = {"day", "week", "month", "year"}
+
+
+class ToolsUnavailable(RuntimeError):
+    """No configured MCP server offers a search tool (or the servers cannot be reached)."""
+
+
+@dataclass
+class SearchHit:
+    """One search result in the hub's shape."""
+
+    title: str
+    url: str
+    snippet: str
+    source: str = ""
+    score: float | None = None
+    published_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SearchResponse:
+    """A search tool's answer: results plus the gateway envelope (defaults when the server has none)."""
+
+    query: str
+    hits: list[SearchHit]
+    tool: str
+    provider: str = ""
+    cache: str = "miss"
+    branch: str = ""
+    latency_ms: float = 0.0
+    cost_usd: float = 0.0
+    notice: str | None = None
+
+
+@dataclass
+class PageContent:
+    """A fetched page (`error` set and `text` empty when it could not be read)."""
+
+    url: str
+    title: str = ""
+    text: str = ""
+    published_at: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class ToolCallLog:
+    """What the toolset sent, for status lines, telemetry and tests."""
+
+    operation: str
+    tool: str
+    server: str
+    args: dict[str, Any]
+
+
+def mcp_connections(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The MCP servers to use: `MCP_SERVERS` when set, else the hub's search gateway (streamable HTTP)."""
+    if settings.mcp_servers:
+        parsed: dict[str, dict[str, Any]] = json.loads(settings.mcp_servers)
+        return parsed
+    connection: dict[str, Any] = {"transport": "streamable_http", "url": settings.search_gateway_mcp_url}
+    if settings.hub_token:
+        connection["headers"] = {"Authorization": f"Bearer {settings.hub_token}"}
+    return {"hub": connection}
+
+
+def _schema_properties(tool: BaseTool) -> set[str]:
+    schema = tool.args_schema
+    if isinstance(schema, dict):
+        return set((schema.get("properties") or {}).keys())
+    if schema is not None and hasattr(schema, "model_json_schema"):
+        return set(schema.model_json_schema().get("properties", {}))
+    return set()
+
+
+def _first(record: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        value = record.get(key)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _as_float(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _domain(url: str) -> str:
+    match = re.match(r"https?://([^/:]+)", url)
+    return match.group(1).lower().removeprefix("www.") if match else ""
+
+
+_TEXT_RESULT = re.compile(r"Title:\s*(?P<title>.*?)\nURL:\s*(?P<url>\S+)\n(?:Content:\s*(?P<content>.*?))?(?=\nTitle:|\Z)",
+                          re.S)
+
+
+def _payload(message: ToolMessage) -> Any:
+    """The JSON object a tool returned: its structured content, else its text parsed as JSON."""
+    artifact = message.artifact
+    if isinstance(artifact, dict) and isinstance(artifact.get("structured_content"), dict):
+        structured = artifact["structured_content"]
+        # FastMCP wraps non-object returns as {"result": …}.
+        if set(structured) == {"result"}:
+            return structured["result"]
+        return structured
+    content = message.content
+    if isinstance(content, list):
+        text = "\n".join(block.get("text", "") if isinstance(block, dict) else str(block) for block in content)
+    else:
+        text = str(content)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_search_payload(payload: Any, query: str, tool: str) -> SearchResponse:
+    """Normalise a search tool's result (hub envelope, Tavily JSON, Tavily text, bare list)."""
+    if isinstance(payload, str):
+        # Tavily's MCP server may answer in text blocks: "Title: …\nURL: …\nContent: …".
+        rows: list[Any] = [{"title": m["title"].strip(), "url": m["url"].strip(),
+                            "content": (m["content"] or "").strip()} for m in _TEXT_RESULT.finditer(payload)]
+        envelope: dict[str, Any] = {}
+    elif isinstance(payload, list):
+        rows, envelope = payload, {}
+    elif isinstance(payload, dict):
+        rows, envelope = list(payload.get("results") or []), payload
+    else:
+        rows, envelope = [], {}
+    hits: list[SearchHit] = []
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
+        url = str(_first(row, "url", "link", "href") or "")
+        if not url:
+            continue
+        hits.append(SearchHit(
+            title=str(_first(row, "title", "name") or url),
+            url=url,
+            snippet=str(_first(row, "snippet", "content", "description", "body", "text") or ""),
+            source=str(_first(row, "source") or _domain(url)),
+            score=_as_float(_first(row, "score", "relevance_score", "relevance")),
+            published_at=_first(row, "published_at", "published_date", "date"),
+        ))
+    return SearchResponse(
+        query=str(envelope.get("query") or query), hits=hits, tool=tool,
+        provider=str(envelope.get("provider") or tool),
+        cache=str(envelope.get("cache") or "miss"),
+        branch=str(envelope.get("branch") or ""),
+        latency_ms=_as_float(envelope.get("latency_ms")) or 0.0,
+        cost_usd=_as_float(envelope.get("cost_usd")) or 0.0,
+        notice=envelope.get("notice"),
+    )
+
+
+def parse_page_payload(payload: Any, url: str) -> PageContent:
+    """Normalise a fetch tool's result (hub `fetch_page`, Tavily extract, plain text)."""
+    if isinstance(payload, str):
+        return PageContent(url=url, text=payload, error=None if payload.strip() else "empty page")
+    if not isinstance(payload, dict):
+        return PageContent(url=url, error="unreadable fetch result")
+    if "results" in payload:  # Tavily extract: {"results": [{url, raw_content}], "failed_results": [...]}
+        rows = [r for r in payload.get("results") or [] if isinstance(r, dict)]
+        if not rows:
+            failed = payload.get("failed_results") or [{}]
+            reason = failed[0].get("error") if isinstance(failed[0], dict) else None
+            return PageContent(url=url, error=str(reason or "page could not be extracted"))
+        row = rows[0]
+        return PageContent(url=str(row.get("url") or url), title=str(row.get("title") or ""),
+                           text=str(_first(row, "raw_content", "content", "text") or ""),
+                           published_at=_first(row, "published_at", "published_date"))
+    error = payload.get("error")
+    return PageContent(url=str(payload.get("url") or url), title=str(payload.get("title") or ""),
+                       text=str(_first(payload, "text", "content", "raw_content") or ""),
+                       published_at=_first(payload, "published_at", "published_date"),
+                       error=str(error) if error else None)
+
+
+@dataclass
+class _Bound:
+    tool: BaseTool
+    server: str
+    params: set[str] = field(default_factory=set)
+
+
+class SearchToolset:
+    """The three canonical operations over whichever MCP tools are configured.
+
+    Build it with `SearchToolset.open(settings)` (one MCP session per server for the life of the context),
+    or from already-loaded LangChain tools with `SearchToolset(tools_by_server)`.
+
+    Args:
+        tools_by_server: server name -> the LangChain tools `load_mcp_tools` produced for it.
+        agent_name: sent as the gateway's `agent` argument (telemetry) where the tool accepts it.
+    """
+
+    def __init__(self, tools_by_server: dict[str, list[BaseTool]], agent_name: str = "web_research") -> None:
+        self.agent_name = agent_name
+        self.calls: list[ToolCallLog] = []
+        self.bound: dict[str, _Bound] = {}
+        for operation, aliases in TOOL_ALIASES.items():
+            for alias in aliases:
+                found = next(((server, tool) for server, tools in tools_by_server.items() for tool in tools
+                              if tool.name == alias), None)
+                if found:
+                    self.bound[operation] = _Bound(found[1], found[0], _schema_properties(found[1]))
+                    break
+        if "web_search" not in self.bound:
+            names = sorted(t.name for tools in tools_by_server.values() for t in tools)
+            raise ToolsUnavailable(f"no search tool among the configured MCP tools: {names}")
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings, agent_name: str = "web_research") -> AsyncIterator[SearchToolset]:
+        """Connect to every configured MCP server for the duration of the context."""
+        client = MultiServerMCPClient(mcp_connections(settings))  # type: ignore[arg-type]
+        async with AsyncExitStack() as stack:
+            tools_by_server: dict[str, list[BaseTool]] = {}
+            for name in client.connections:
+                try:
+                    session = await stack.enter_async_context(client.session(name))
+                    tools_by_server[name] = await load_mcp_tools(session, server_name=name)
+                except Exception as exc:  # unreachable server: a clear error, not a stack trace
+                    raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {exc}") from exc
+            yield cls(tools_by_server, agent_name)
+
+    @property
+    def has_news(self) -> bool:
+        return "news_search" in self.bound
+
+    @property
+    def has_fetch(self) -> bool:
+        return "fetch_page" in self.bound
+
+    def _args(self, bound: _Bound, wanted: dict[str, Any]) -> dict[str, Any]:
+        # Send only what the tool declares (Tavily has no `agent`, `region`; the hub has no `topic`).
+        return {k: v for k, v in wanted.items() if v is not None and (not bound.params or k in bound.params)}
+
+    async def _call(self, operation: str, bound: _Bound, args: dict[str, Any]) -> Any:
+        self.calls.append(ToolCallLog(operation, bound.tool.name, bound.server, args))
+        message = await bound.tool.ainvoke({"type": "tool_call", "id": uuid.uuid4().hex,
+                                            "name": bound.tool.name, "args": args})
+        if not isinstance(message, ToolMessage):
+            return message
+        if message.status == "error":
+            raise RuntimeError(f"{bound.tool.name} failed: {str(message.content)[:300]}")
+        return _payload(message)
+
+    async def search(self, query: str, *, news: bool = False, max_results: int = 6, region: str | None = None,
+                     time_range: str | None = None, include_domains: list[str] | None = None,
+                     exclude_domains: list[str] | None = None) -> SearchResponse:
+        """Run a web (or news) search; news falls back to the search tool's `topic="news"`."""
+        if time_range is not None and time_range not in _TIME_RANGES:
+            raise ValueError(f"time_range must be one of {sorted(_TIME_RANGES)}, not {time_range!r}")
+        operation = "news_search" if news and self.has_news else "web_search"
+        bound = self.bound[operation]
+        wanted: dict[str, Any] = {"query": query, "max_results": max_results, "region": region,
+                                  "time_range": time_range, "agent": self.agent_name,
+                                  "include_domains": include_domains, "exclude_domains": exclude_domains}
+        if news and operation == "web_search":
+            wanted["topic"] = "news"
+        started = time.perf_counter()
+        payload = await self._call("news_search" if news else "web_search", bound, self._args(bound, wanted))
+        response = parse_search_payload(payload, query, bound.tool.name)
+        if not response.latency_ms:
+            response.latency_ms = (time.perf_counter() - started) * 1000
+        return response
+
+    async def fetch_page(self, url: str) -> PageContent:
+        """Fetch one page's text (an error page, never an exception, when it cannot be read)."""
+        bound = self.bound.get("fetch_page")
+        if bound is None:
+            return PageContent(url=url, error="no fetch tool configured")
+        if "urls" in bound.params:
+            args = {"urls": [url]}
+        else:
+            args = self._args(bound, {"url": url, "agent": self.agent_name})
+        try:
+            payload = await self._call("fetch_page", bound, args)
+        except Exception as exc:
+            return PageContent(url=url, error=str(exc)[:300])
+        return parse_page_payload(payload, url)
