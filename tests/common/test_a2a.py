@@ -1,0 +1,92 @@
+"""A2A plumbing over real HTTP between real processes on ephemeral ports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ai_llm.common.a2a_client import AgentUnauthorized, AgentUnavailable, RemoteAgent
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.events import AgentReply, StatusEvent
+from ai_llm.common.process import Child, start_module, stop_child, wait_http
+
+TOKEN = "t0ken-for-tests-0123456789"
+
+
+@pytest.fixture
+def spawn(tmp_path: Path) -> Iterator[object]:
+    children: list[Child] = []
+
+    def start(name: str, *extra: str, token: str | None = None) -> str:
+        port = free_port()
+        env = {"TEST_AGENT_TOKEN": token or ""}
+        child = start_module(name, "tests.common.relay_agent", ["--port", str(port), "--name", name, *extra],
+                             env, tmp_path)
+        children.append(child)
+        url = f"http://127.0.0.1:{port}"
+        wait_http(url + "/.well-known/agent-card.json", child, timeout_s=60)
+        return url
+
+    yield start
+    for child in children:
+        stop_child(child)
+
+
+async def test_two_agent_processes_exchange_a_message_with_streamed_status(spawn) -> None:  # type: ignore[no-untyped-def]
+    leaf = spawn("leaf")
+    relay = spawn("relay", "--peer", leaf)
+    events: list[StatusEvent | AgentReply] = [
+        e async for e in RemoteAgent(relay).stream("안녕", context_id="conv-1")]
+    statuses = [e for e in events if isinstance(e, StatusEvent)]
+    reply = events[-1]
+    assert isinstance(reply, AgentReply)
+    assert [(s.agent, s.stage, s.message) for s in statuses] == [
+        ("leaf", "one", "step one"), ("leaf", "two", "step two")]
+    assert statuses[0].progress == 0.5
+    assert reply.text == "relayed[echo:안녕]"
+    assert reply.data["status"] == "ok" and isinstance(reply.data["peer"]["pid"], int)
+    assert reply.context_id == "conv-1" and reply.agent == "relay"
+
+
+async def test_history_is_kept_per_context(spawn) -> None:  # type: ignore[no-untyped-def]
+    leaf = RemoteAgent(spawn("leaf"))
+    assert (await leaf.ask("one", context_id="a")).data["turns"] == 0
+    assert (await leaf.ask("two", context_id="a")).data["turns"] == 2
+    assert (await leaf.ask("three", context_id="b")).data["turns"] == 0
+
+
+async def test_a_failing_handler_yields_a_failed_reply_not_a_hang(spawn) -> None:  # type: ignore[no-untyped-def]
+    reply = await RemoteAgent(spawn("leaf")).ask("boom")
+    assert reply.state == "failed" and reply.status == "error"
+    assert "asked to fail" in reply.text
+
+
+async def test_token_is_required_when_configured(spawn) -> None:  # type: ignore[no-untyped-def]
+    url = spawn("secure", token=TOKEN)
+    card = (await RemoteAgent(url).card())  # discovery stays public and declares the scheme
+    assert "bearer" in card.security_schemes
+    with pytest.raises(AgentUnauthorized):
+        await RemoteAgent(url).ask("hi")
+    with pytest.raises(AgentUnauthorized):
+        await RemoteAgent(url, token="wrong-token-000000000").ask("hi")
+    assert (await RemoteAgent(url, token=TOKEN).ask("hi")).text == "echo:hi"
+
+
+async def test_invalid_json_rpc_gets_a_json_rpc_error(spawn) -> None:  # type: ignore[no-untyped-def]
+    url = spawn("leaf")
+    async with httpx.AsyncClient() as http:
+        garbage = await http.post(url + "/", content=b"{not json", headers={"Content-Type": "application/json"})
+        assert garbage.status_code < 500 and garbage.json()["error"]["code"] == -32700
+        unknown = await http.post(url + "/", json={"jsonrpc": "2.0", "id": 1, "method": "NoSuchMethod", "params": {}})
+        assert unknown.json()["error"]["code"] == -32601
+        invalid = await http.post(url + "/", json={"jsonrpc": "2.0", "id": 2, "method": "SendMessage",
+                                                    "params": {"message": "not an object"}})
+        assert "error" in invalid.json()
+
+
+async def test_unreachable_agent_is_a_clear_error() -> None:
+    with pytest.raises(AgentUnavailable, match="unreachable"):
+        await RemoteAgent(f"http://127.0.0.1:{free_port()}", connect_timeout_s=1).ask("hi")
