@@ -1,24 +1,81 @@
-"""A2A server of the file_management agent: card, executor, app."""
+"""A2A server of the file-management agent: card, executor, HTTP file routes, app.
+
+The app serves the A2A endpoint and, beside it, the `/files` routes the backend proxies (same bearer
+token). The document store, the records and the RAG-index client are created in the lifespan;
+`deps.extras` may inject `store` (a `DocumentStore`) and `rag_index` (a `RagIndex`) for tests.
+"""
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 
 from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.events import AgentReply
 from ai_llm.common.runtime import HubDeps
+from ai_llm.file_management_agent.agent import FileAgent
+from ai_llm.file_management_agent.document_store import make_store
+from ai_llm.file_management_agent.file_records import FileRecords
+from ai_llm.file_management_agent.file_service import FileService
+from ai_llm.file_management_agent.http_routes import file_routes
+from ai_llm.file_management_agent.rag_index import RagIndex
 
 AGENT_NAME = "file_management"
-DESCRIPTION = "Uploads, lists, reads, renames and deletes documents in the hub's store, keeping the RAG index in step."
-SKILLS = [{"id": "list", "name": "파일 목록", "description": DESCRIPTION, "examples": []}]
+DESCRIPTION = ("Uploads, lists, reads, renames and deletes documents in the hub's store (PDF, DOCX, text, "
+               "Markdown), keeping the internal-RAG index in step; understands Korean and English file "
+               "instructions and asks before deleting several files.")
+SKILLS: list[dict[str, Any]] = [
+    {"id": "upload", "name": "파일 업로드", "description": "Store a file (data: name, content_b64) and index it.",
+     "examples": ["이 파일 올려줘", "upload this report"]},
+    {"id": "list", "name": "파일 목록", "description": "List stored files, filtered by name, type or upload time.",
+     "examples": ["지난주에 올린 보고서 목록 보여줘", "list the PDF files uploaded today"]},
+    {"id": "read", "name": "파일 읽기", "description": "Show a file's text (first part) and download link.",
+     "examples": ["'회의록.md' 내용 보여줘", "open the CDC guide"]},
+    {"id": "rename", "name": "이름 변경", "description": "Rename a file; its index entries follow.",
+     "examples": ["보고서.md 이름을 요약.md로 바꿔줘", "rename report.md to summary.md"]},
+    {"id": "delete", "name": "파일 삭제", "description": "Delete files and their index chunks (asks to confirm "
+     "when more than one file matches).", "examples": ["CDC 가이드 삭제해줘", "delete the CDC guide"]},
+    {"id": "reindex", "name": "다시 색인", "description": "Retry indexing of files marked error.",
+     "examples": ["오류 난 파일 다시 색인해줘", "retry indexing the failed files"]},
+]
 
 
 def create_app(deps: HubDeps, url: str) -> Starlette:
-    """The file_management agent's A2A app (placeholder until its capability lands)."""
+    """The file-management agent's app: A2A + `/files` routes."""
+    settings = deps.settings
+    state: dict[str, Any] = {}
+
+    def service() -> FileService:
+        if "service" not in state:
+            raise RuntimeError("file service is not started (app lifespan not run)")
+        return state["service"]  # type: ignore[no-any-return]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        db = await deps.open_db()
+        store = deps.extras.get("store") or make_store(settings)
+        index = deps.extras.get("rag_index") or RagIndex(settings.agent_url("internal_rag"), token=settings.hub_token,
+                                                         timeout_s=max(settings.agent_timeout_s, 300.0))
+        file_service = FileService(FileRecords(db), store, index, settings.max_upload_bytes)
+        state["service"] = file_service
+        state["agent"] = FileAgent(file_service, settings.ui_language)
+        await file_service.resume()
+        try:
+            yield
+        finally:
+            await file_service.close()
+            close = getattr(store, "close", None)
+            if close is not None and "store" not in deps.extras:
+                await close()
 
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
-        await progress("File management is not built yet (issue: file-management agent).", stage="unavailable")
-        return AgentReply(text="File management is not built yet (issue: file-management agent).", data={"status": "error", "error": "not_implemented"})
+        return await state["agent"](request, progress)  # type: ignore[no-any-return]
 
-    card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(deps.settings.hub_token))
-    return build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token)
+    card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
+    app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=settings.hub_token,
+                          extra_routes=file_routes(service), lifespan=lifespan)
+    app.state.file_state = state
+    return app

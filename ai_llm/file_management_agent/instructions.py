@@ -1,0 +1,197 @@
+"""Natural-language file instructions (Korean and English) mapped to file operations.
+
+"지난주에 올린 보고서 목록 보여줘" → list, uploaded last week, name matching 보고서/report;
+"delete the CDC guide" → delete files whose name holds both `cdc` and `guide`. Deterministic rules:
+the operation from keywords, a time window from relative dates (Korean time, UTC+9), a type from format
+words, and the remaining content words as name terms.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from ai_llm.common.text import content_words, normalize
+from ai_llm.file_management_agent.file_records import FileRecord
+
+KST = timezone(timedelta(hours=9))  # Korea has no daylight saving time
+
+#: Operation -> keyword regexes, checked in this order (rename before delete before list …).
+OPERATIONS: list[tuple[str, list[str]]] = [
+    ("rename", [r"\brename\b", r"이름\s*(을|를)?\s*.*(바꿔|바꾸|변경|수정)", r"(으로|로)\s*(이름\s*)?(바꿔|변경)", r"개명"]),
+    ("delete", [r"\bdelete\b", r"\bremove\b", r"\berase\b", r"삭제", r"지워", r"지우", r"제거", r"없애"]),
+    ("reindex", [r"\bre-?index", r"\bretry\b", r"재색인", r"다시\s*색인", r"다시\s*인덱싱", r"재인덱싱"]),
+    ("read", [r"\bread\b", r"\bopen\b", r"\bcontents?\b", r"\bwhat does\b", r"내용", r"읽어", r"열어"]),
+    ("list", [r"\blist\b", r"\bshow\b", r"\bwhich files\b", r"\bwhat files\b", r"\bfiles\b", r"목록", r"리스트",
+              r"보여", r"어떤\s*파일", r"무슨\s*파일", r"파일\s*(들)?\s*(뭐|뭐가)"]),
+    ("upload", [r"\bupload\b", r"올려\s*줘", r"업로드\s*해"]),
+]
+
+_ALL = re.compile(r"\b(all|every|everything)\b|모든|전부|전체|모두|다\s*(삭제|지워|지우)")
+_ERRORS = re.compile(r"\b(errors?|failed|failing)\b|에러|오류|실패")
+_YES = re.compile(r"^\s*(yes|y|ok|okay|confirm|sure|go ahead|do it|네|예|응|그래|확인|좋아|진행|맞아|삭제해)", re.I)
+_NO = re.compile(r"^\s*(no|n|cancel|stop|don't|아니|취소|그만|하지\s*마|안\s*돼)", re.I)
+_QUOTED = re.compile(r"[\"“”'‘’「『]([^\"“”'‘’」』]+)[\"“”'‘’」』]")
+_TYPES = {r"\bpdfs?\b": ".pdf", r"\bdocx\b|\bword\b|워드": ".docx", r"\btxt\b|텍스트": ".txt",
+          r"\bmarkdown\b|\bmd\b|마크다운": ".md", r"\bcsv\b": ".csv"}
+#: Name-term synonyms so Korean instructions find English file names and back.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "보고서": ("보고서", "report"), "report": ("report", "보고서"), "가이드": ("가이드", "guide"),
+    "guide": ("guide", "가이드", "지침"), "지침": ("지침", "guide"), "논문": ("논문", "paper"),
+    "paper": ("paper", "논문"), "계획": ("계획", "plan"), "plan": ("plan", "계획"), "명세": ("명세", "spec"),
+    "사양": ("사양", "spec"), "프로토콜": ("프로토콜", "protocol"),
+}
+#: Words that describe the operation, time or type rather than the file's name.
+_GENERIC = re.compile(
+    r"^(files?|documents?|docs?|list|show|delete|remove|erase|rename|read|open|contents?|re-?index|retry|"
+    r"uploaded|upload|added|last|this|past|week|weeks|month|months|today|yesterday|recent|recently|days?|"
+    r"all|every|everything|please|named|called|pdfs?|docx|word|txt|md|markdown|csv|which|what|does|say|"
+    r"\d+|errors?|failed|failing|에러.*|오류.*|실패.*|난|"
+    r"파일.*|문서.*|목록.*|리스트.*|보여.*|올린|올려.*|업로드.*|삭제.*|지워.*|지우.*|제거.*|없애.*|읽어.*|열어.*|"
+    r"내용.*|이름.*|바꿔.*|변경.*|다시|색인.*|재색인.*|인덱싱.*|지난.*|이번.*|저번.*|오늘.*|어제.*|최근.*|"
+    r"\d+일.*|모든|전부|전체|모두|다|주|달|줘|해줘|해주세요|주세요|것|거|좀|워드|텍스트|마크다운|에|한|된)$")
+
+
+@dataclass
+class FileCommand:
+    """A parsed file instruction."""
+
+    operation: str  # list | read | rename | delete | reindex | upload | unknown
+    terms: list[str] = field(default_factory=list)
+    exact_name: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    extension: str | None = None
+    all_files: bool = False
+    new_name: str | None = None
+    only_errors: bool = False
+
+    @property
+    def has_filter(self) -> bool:
+        return bool(self.terms or self.exact_name or self.since or self.until or self.extension)
+
+
+def is_yes(text: str) -> bool:
+    return bool(_YES.match(text.strip())) and not _NO.match(text.strip())
+
+
+def is_no(text: str) -> bool:
+    return bool(_NO.match(text.strip()))
+
+
+def strip_previous_results(text: str) -> str:
+    """The instruction without the `이전 결과:` block the orchestrator appends."""
+    return re.split(r"\n\s*이전 결과\s*:", text, maxsplit=1)[0].strip()
+
+
+def _week_start(now: datetime) -> datetime:
+    day = now.astimezone(KST).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day - timedelta(days=day.weekday())
+
+
+def time_window(text: str, now: datetime | None = None) -> tuple[datetime | None, datetime | None]:
+    """Upload-time window named in `text` (`[since, until)`), in Korean time."""
+    now = (now or datetime.now(KST)).astimezone(KST)
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    lowered = text.lower()
+    if m := re.search(r"(?:최근|지난)\s*(\d+)\s*일|(?:last|past)\s+(\d+)\s+days?|(\d+)\s*일\s*(?:이내|동안)", lowered):
+        days = int(next(g for g in m.groups() if g))
+        return now - timedelta(days=days), None
+    if re.search(r"지난\s*주|저번\s*주|last week", lowered):
+        start = _week_start(now)
+        return start - timedelta(days=7), start
+    if re.search(r"이번\s*주|금주|this week", lowered):
+        return _week_start(now), None
+    if re.search(r"지난\s*달|저번\s*달|last month", lowered):
+        first = today.replace(day=1)
+        previous = (first - timedelta(days=1)).replace(day=1)
+        return previous, first
+    if re.search(r"이번\s*달|this month", lowered):
+        return today.replace(day=1), None
+    if re.search(r"어제|yesterday", lowered):
+        return today - timedelta(days=1), today
+    if re.search(r"오늘|today", lowered):
+        return today, None
+    if re.search(r"최근|recent", lowered):
+        return now - timedelta(days=7), None
+    return None, None
+
+
+def _rename_parts(text: str) -> tuple[str | None, str | None]:
+    """(old name phrase, new name) of a rename instruction."""
+    patterns = [
+        r"rename\s+(?P<old>.+?)\s+(?:to|as|into)\s+(?P<new>.+?)\s*[.!]?$",
+        r"(?P<old>.+?)\s*(?:의|파일의)?\s*이름\s*(?:을|를)\s*(?P<new>.+?)\s*(?:으로|로)\s*(?:바꿔|바꾸|변경|수정).*$",
+        r"(?P<old>.+?)\s*(?:을|를)\s*(?P<new>.+?)\s*(?:으로|로)\s*(?:이름\s*)?(?:바꿔|바꾸|변경|수정|개명).*$",
+    ]
+    for pattern in patterns:
+        m = re.search(pattern, text, re.I)
+        if m:
+            def unquote(s: str) -> str:
+                return s.strip().strip("\"'“”‘’「」『』").strip()
+            return unquote(m.group("old")), unquote(m.group("new"))
+    return None, None
+
+
+def _terms(text: str) -> list[str]:
+    return [w for w in content_words(text) if not _GENERIC.match(w)]
+
+
+def parse_instruction(text: str, now: datetime | None = None) -> FileCommand:
+    """Map an instruction to a `FileCommand` (operation `unknown` when none is recognised)."""
+    text = normalize(strip_previous_results(text))
+    lowered = text.lower()
+    operation = next((op for op, patterns in OPERATIONS if any(re.search(p, lowered) for p in patterns)),
+                     "unknown")
+    command = FileCommand(operation)
+    command.since, command.until = time_window(text, now)
+    command.all_files = bool(_ALL.search(lowered))
+    command.only_errors = bool(_ERRORS.search(lowered))
+    target = text
+    if operation == "rename":
+        old, new = _rename_parts(text)
+        if old and new:
+            command.new_name, target = new, old
+            target = re.sub(r"^\s*(파일|문서|file|document|the)\s+", "", target, flags=re.I)
+    for pattern, ext in _TYPES.items():
+        if re.search(pattern, target.lower()):
+            command.extension = ext
+    quoted = _QUOTED.findall(target)
+    if quoted:
+        command.exact_name = quoted[0].strip()
+        command.terms = _terms(quoted[0])
+    else:
+        command.terms = _terms(target)
+        if operation == "rename" and command.new_name:
+            command.exact_name = target.strip() if "." in target else None
+    return command
+
+
+def _name_matches(term: str, name: str) -> bool:
+    lowered = name.lower()
+    return any(alt in lowered for alt in SYNONYMS.get(term, (term,)))
+
+
+def match_files(records: Sequence[FileRecord], command: FileCommand) -> list[FileRecord]:
+    """Records the command refers to (all of them when it names nothing)."""
+    out = []
+    for record in records:
+        uploaded = record.uploaded_at
+        if command.since and uploaded < command.since:
+            continue
+        if command.until and uploaded >= command.until:
+            continue
+        if command.extension and not record.name.lower().endswith(command.extension):
+            continue
+        if command.only_errors and record.index_status != "error":
+            continue
+        out.append(record)
+    if command.exact_name:
+        exact = [r for r in out if r.name.lower() == command.exact_name.lower()]
+        if exact:
+            return exact
+    if command.terms:
+        out = [r for r in out if all(_name_matches(t, r.name) for t in command.terms)]
+    return out

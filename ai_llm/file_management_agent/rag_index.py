@@ -1,0 +1,78 @@
+"""The RAG agent's index, reached over A2A (`index_document`, `delete_document`, `update_document`)."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError
+
+
+class IndexUnavailable(RuntimeError):
+    """The RAG agent could not be reached or failed the call."""
+
+
+@dataclass
+class IndexResult:
+    """Outcome of indexing one document: `success`, `skipped` or `error` (with the reason)."""
+
+    status: str
+    chunks: int = 0
+    reason: str | None = None
+
+
+class RagIndex:
+    """A2A client of the internal-RAG agent's indexing skills.
+
+    Args:
+        url: the RAG agent's base URL (`settings.agent_url('internal_rag')`).
+        token: `HUB_TOKEN`.
+        timeout_s: per call (indexing a large PDF takes a while).
+    """
+
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 300.0) -> None:
+        self.agent = RemoteAgent(url, token=token, timeout_s=timeout_s, name="internal_rag")
+
+    async def _call(self, text: str, data: dict[str, Any]) -> dict[str, Any]:
+        try:
+            reply = await self.agent.ask(text, data=data)
+        except RemoteAgentError as exc:
+            raise IndexUnavailable(str(exc)) from exc
+        if reply.state != "completed":
+            raise IndexUnavailable(reply.text or f"internal_rag answered {reply.state}")
+        return reply.data
+
+    async def index(self, *, storage_ref: str, file_name: str, file_url: str, file_id: str,
+                    path: Path | None = None, content: bytes | None = None) -> IndexResult:
+        """Index one document by `path` (local store) or by its bytes (`content_b64`)."""
+        document: dict[str, Any] = {"storage_ref": storage_ref, "file_name": file_name, "file_url": file_url,
+                                    "file_id": file_id}
+        if path is not None:
+            document["path"] = str(path)
+        else:
+            document["content_b64"] = base64.b64encode(content or b"").decode("ascii")
+        data = await self._call(f"index {file_name}", {"skill": "index_document", "documents": [document]})
+        results = [r for r in data.get("results") or [] if r.get("storage_ref") == storage_ref] \
+            or list(data.get("results") or [])
+        if not results:
+            raise IndexUnavailable(f"internal_rag returned no result for {file_name}: {data}")
+        result = results[0]
+        return IndexResult(str(result.get("status") or "error"), int(result.get("chunks") or 0),
+                           result.get("reason"))
+
+    async def delete(self, storage_ref: str) -> int:
+        """Remove every chunk of `storage_ref`; returns how many were deleted."""
+        data = await self._call(f"delete {storage_ref}", {"skill": "delete_document", "storage_ref": storage_ref})
+        if data.get("status") == "error":
+            raise IndexUnavailable(str(data.get("error") or data))
+        return int(data.get("deleted_chunks") or 0)
+
+    async def update(self, storage_ref: str, file_name: str, file_url: str) -> int:
+        """Rewrite the file name/URL carried by `storage_ref`'s chunks (after a rename)."""
+        data = await self._call(f"update {storage_ref}", {"skill": "update_document", "storage_ref": storage_ref,
+                                                          "file_name": file_name, "file_url": file_url})
+        if data.get("status") == "error":
+            raise IndexUnavailable(str(data.get("error") or data))
+        return int(data.get("updated_chunks") or 0)

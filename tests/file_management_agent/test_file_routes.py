@@ -1,0 +1,228 @@
+"""The file agent's HTTP routes in-process (ASGI) against a real RAG-contract agent process and the
+embedded Postgres: upload → indexed, content with ranges, limits, bad input, rename, delete, retry."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.process import Child, stop_child
+from ai_llm.common.runtime import HubDeps
+from tests.conftest import eval_pdf
+from tests.file_management_agent.conftest import clear_records, file_agent, start_test_rag
+
+EXE_BYTES = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff" + b"\x00" * 50 + b"PE\x00\x00" + b"\x01" * 400
+
+
+async def _search(rag: Child, text: str) -> dict:
+    return (await RemoteAgent(rag.url or "").ask(text, data={"skill": "search_documents"})).data
+
+
+def _stored_files(root: Path) -> list[Path]:
+    return [p for p in root.iterdir() if p.name != ".incoming"] + list((root / ".incoming").iterdir())
+
+
+async def test_upload_indexes_in_background_and_serves_the_bytes(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    data = eval_pdf("cdc_outpatient_infection_prevention_guide.pdf").read_bytes()
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        response = await agent.upload("감염 예방 가이드.pdf", data)
+        assert response.status_code == 201, response.text
+        created = response.json()
+        assert created["index_status"] == "indexing"  # answered before indexing finished
+        assert created["sha256"] == hashlib.sha256(data).hexdigest()
+        assert created["download_url"] == f"/api/files/{created['id']}/download"
+        record = await agent.wait_indexed(created["id"])
+        assert record["index_status"] == "indexed" and record["chunks"] > 0 and record["index_error"] is None
+        listed = (await agent.http.get("/files")).json()
+        assert [r["id"] for r in listed] == [created["id"]]
+        content = await agent.http.get(f"/files/{created['id']}/content")
+        assert content.status_code == 200 and content.content == data
+        assert content.headers["content-type"] == "application/pdf"
+        disposition = content.headers["content-disposition"]
+        assert disposition.startswith("attachment;")
+        assert f"filename*=UTF-8''{quote('감염 예방 가이드.pdf', safe='')}" in disposition
+        disposition.encode("latin-1")  # the header itself stays ASCII-safe
+        inline = await agent.http.get(f"/files/{created['id']}/content", params={"disposition": "inline"})
+        assert inline.headers["content-disposition"].startswith("inline;")
+        found = await _search(test_rag, "outpatient infection")
+        assert created["id"] in [s["file_id"] for s in found["sources"]]
+        # Re-indexing the same content is skipped by the index, not duplicated.
+        assert (await agent.http.post(f"/files/{created['id']}/reindex")).status_code == 202
+        again = await agent.wait_indexed(created["id"])
+        assert again["index_status"] == "skipped" and again["chunks"] == record["chunks"]
+
+
+async def test_range_requests(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    data = "".join(f"line {i:04d}\n" for i in range(500)).encode()
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        file_id = (await agent.upload("lines.txt", data)).json()["id"]
+        url = f"/files/{file_id}/content"
+        part = await agent.http.get(url, headers={"Range": "bytes=10-19"})
+        assert part.status_code == 206 and part.content == data[10:20]
+        assert part.headers["content-range"] == f"bytes 10-19/{len(data)}"
+        assert part.headers["content-length"] == "10" and part.headers["accept-ranges"] == "bytes"
+        tail = await agent.http.get(url, headers={"Range": "bytes=-7"})
+        assert tail.status_code == 206 and tail.content == data[-7:]
+        open_end = await agent.http.get(url, headers={"Range": f"bytes={len(data) - 5}-"})
+        assert open_end.content == data[-5:]
+        clipped = await agent.http.get(url, headers={"Range": f"bytes=0-{len(data) * 2}"})
+        assert clipped.status_code == 206 and clipped.content == data
+        beyond = await agent.http.get(url, headers={"Range": f"bytes={len(data)}-"})
+        assert beyond.status_code == 416 and beyond.headers["content-range"] == f"bytes */{len(data)}"
+        stale = await agent.http.get(url, headers={"Range": "bytes=0-3", "If-Range": '"not-the-etag"'})
+        assert stale.status_code == 200 and stale.content == data
+        garbage = await agent.http.get(url, headers={"Range": "pages=1-2"})
+        assert garbage.status_code == 200 and garbage.content == data
+        assert part.headers["content-type"].startswith("text/plain")
+        await agent.service.wait_idle()
+
+
+async def test_size_limit_is_enforced_while_streaming(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    async with file_agent(deps, rag_agent_url=test_rag.url, max_upload_mb=0.01) as agent:
+        limit = agent.settings.max_upload_bytes
+        sent = 0
+
+        async def body() -> AsyncIterator[bytes]:  # no Content-Length: only counting can stop it
+            nonlocal sent
+            for _ in range(100):
+                sent += 1024
+                yield b"a" * 1024
+
+        response = await agent.http.post("/files", params={"name": "big.txt"}, content=body())
+        assert response.status_code == 413 and response.json()["error"] == "too_large"
+        declared = await agent.upload("big2.txt", b"b" * (limit + 1))
+        assert declared.status_code == 413
+        ok = await agent.upload("small.txt", b"c" * (limit - 1))
+        assert ok.status_code == 201
+        names = [r["name"] for r in (await agent.http.get("/files")).json()]
+        assert names == ["small.txt"]
+        root = agent.settings.files_dir
+        assert len(_stored_files(root)) == 1  # nothing of the refused uploads is left, not even a spool
+        await agent.service.wait_idle()
+
+
+async def test_bad_uploads_get_clear_errors_and_leave_nothing(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    pdf = eval_pdf("infineon_i2c_protocol_v2.02.pdf").read_bytes()
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        for name in ("../../etc/passwd", "/tmp/x.pdf", "a/b.txt", "bad\x00.txt", "CON.txt", ".env"):
+            response = await agent.upload(name, b"hello world")
+            assert response.status_code == 400 and response.json()["error"] == "invalid_name", name
+        exe = await agent.upload("invoice.pdf", EXE_BYTES)
+        assert exe.status_code == 415 and "x-msdownload" in exe.json()["detail"]
+        empty = await agent.upload("empty.txt", b"")
+        assert empty.status_code == 400 and empty.json()["error"] == "empty_file"
+        assert (await agent.http.post("/files", content=b"x")).status_code == 400
+        assert (await agent.http.get("/files")).json() == []
+        assert _stored_files(agent.settings.files_dir) == []
+        disguised = await agent.upload("spec.txt", pdf)
+        assert disguised.status_code == 201
+        record = disguised.json()
+        assert (record["name"], record["content_type"]) == ("spec.pdf", "application/pdf")
+        assert record["notices"]
+        indexed = await agent.wait_indexed(record["id"])
+        assert indexed["index_status"] == "indexed"  # indexed as the PDF it is
+        assert (await agent.http.get("/files/not-a-uuid")).status_code == 404
+        assert (await agent.http.get("/files/00000000-0000-0000-0000-000000000000/content")).status_code == 404
+
+
+async def test_duplicates_rename_and_delete_keep_store_and_index_in_step(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        first = (await agent.upload("notes.txt", b"zebra migration notes one")).json()
+        second = (await agent.upload("notes.txt", b"zebra migration notes two")).json()
+        assert (first["name"], second["name"]) == ("notes.txt", "notes (2).txt")
+        for record in (first, second):
+            await agent.wait_indexed(record["id"])
+        assert (await agent.http.get(f"/files/{first['id']}/content")).content == b"zebra migration notes one"
+        assert second["duplicate_of"] == []
+        same = (await agent.upload("copy.txt", b"zebra migration notes one")).json()
+        assert same["duplicate_of"] == ["notes.txt"]
+        await agent.wait_indexed(same["id"])
+
+        renamed = await agent.http.patch(f"/files/{first['id']}", json={"name": "얼룩말 메모"})
+        assert renamed.status_code == 200 and renamed.json()["name"] == "얼룩말 메모.txt"
+        sources = (await _search(test_rag, "zebra"))["sources"]
+        assert {s["file_name"] for s in sources if s["file_id"] == first["id"]} == {"얼룩말 메모.txt"}
+        clash = await agent.http.patch(f"/files/{second['id']}", json={"name": "얼룩말 메모.txt"})
+        assert clash.json()["name"] == "얼룩말 메모 (2).txt"
+        assert (await agent.http.patch(f"/files/{second['id']}", json={"name": "../x.txt"})).status_code == 400
+        assert (await agent.http.patch(f"/files/{second['id']}", content=b"not json")).status_code == 400
+
+        deleted = await agent.http.delete(f"/files/{first['id']}")
+        assert deleted.status_code == 200 and deleted.json()["deleted_chunks"] >= 1
+        assert (await agent.http.get(f"/files/{first['id']}")).status_code == 404
+        assert first["id"] not in [s["file_id"] for s in (await _search(test_rag, "zebra"))["sources"]]
+        assert second["id"] in [s["file_id"] for s in (await _search(test_rag, "zebra"))["sources"]]
+        stored = {p.name for p in _stored_files(agent.settings.files_dir)}
+        assert len(stored) == 2 and not any(first["id"].replace("-", "") in n for n in stored)
+
+
+async def test_failed_index_is_marked_and_retryable(deps: HubDeps, tmp_path: Path) -> None:
+    await clear_records(deps.db)
+    port = free_port()
+    rag_url = f"http://127.0.0.1:{port}"
+    async with file_agent(deps, rag_agent_url=rag_url) as agent:
+        created = (await agent.upload("retry.md", b"# Retry\nquokka population survey")).json()
+        record = await agent.wait_indexed(created["id"])
+        assert record["index_status"] == "error" and "unreachable" in record["index_error"]
+        # An unindexed file can still be renamed; the index is told nothing it does not hold.
+        assert (await agent.http.patch(f"/files/{created['id']}", json={"name": "quokka.md"})).status_code == 200
+        rag = start_test_rag(tmp_path / "logs", port)
+        try:
+            retried = await agent.http.post(f"/files/{created['id']}/reindex")
+            assert retried.status_code == 202 and retried.json()["index_status"] == "indexing"
+            record = await agent.wait_indexed(created["id"])
+            assert record["index_status"] == "indexed" and record["index_error"] is None
+            found = (await _search(rag, "quokka"))["sources"]
+            assert [s["file_name"] for s in found] == ["quokka.md"]
+        finally:
+            stop_child(rag)
+        # With the index down, deleting an indexed file is refused: the store and index never disagree.
+        refused = await agent.http.delete(f"/files/{created['id']}")
+        assert refused.status_code == 502 and refused.json()["error"] == "index_unavailable"
+        assert (await agent.http.get(f"/files/{created['id']}")).status_code == 200
+        assert (await agent.http.get(f"/files/{created['id']}/content")).status_code == 200
+
+
+async def test_symlinked_object_is_not_served(deps: HubDeps, test_rag: Child, tmp_path: Path) -> None:
+    await clear_records(deps.db)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root password")
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        created = (await agent.upload("plain.txt", b"harmless text here")).json()
+        await agent.wait_indexed(created["id"])
+        stored = next(p for p in agent.settings.files_dir.iterdir() if p.name != ".incoming")
+        stored.unlink()
+        os.symlink(secret, stored)  # someone swaps the object for a link outside the root
+        response = await agent.http.get(f"/files/{created['id']}/content")
+        assert response.status_code == 500 and b"root password" not in response.content
+        assert "symbolic link" in response.json()["detail"]
+
+
+async def test_routes_require_the_hub_token(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    token = "t" * 24
+    async with file_agent(deps, rag_agent_url=test_rag.url, hub_token=token) as agent:
+        assert (await agent.http.get("/files")).status_code == 200
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=agent.app),
+                                     base_url="http://files.test") as anonymous:
+            assert (await anonymous.get("/files")).status_code == 401
+            assert (await anonymous.post("/files", params={"name": "a.txt"}, content=b"abc")).status_code == 401
+        assert (await agent.http.get("/files")).json() == []
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_env() -> None:
+    assert "HUB_TOKEN" not in os.environ
