@@ -15,8 +15,9 @@ import asyncio
 import base64
 import hashlib
 import io
-from pathlib import Path
 from typing import Any
+
+import anyio
 
 from ai_llm.common.a2a_server import (
     AgentRequest,
@@ -49,7 +50,8 @@ async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
     if skill == "index_document":
         results = []
         for doc in data.get("documents") or []:
-            raw = Path(doc["path"]).read_bytes() if doc.get("path") else base64.b64decode(doc["content_b64"])
+            raw = (await anyio.Path(doc["path"]).read_bytes() if doc.get("path")
+                   else base64.b64decode(doc["content_b64"]))
             digest = hashlib.sha256(raw).hexdigest()
             ref = doc["storage_ref"]
             if ref in DOCS and DOCS[ref]["hash"] == digest:
