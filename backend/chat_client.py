@@ -20,13 +20,13 @@ class ChatEvent:
 
 async def parse_sse(lines: AsyncIterator[str]) -> AsyncIterator[ChatEvent]:
     """Events of a `text/event-stream` (comments and pings skipped; `data` decoded as JSON)."""
-    name, data_lines = "message", []
+    name, data_lines = "message", list[str]()
     async for line in lines:
         if line == "":
             if data_lines:
                 raw = "\n".join(data_lines)
                 yield ChatEvent(name, json.loads(raw) if raw else {})
-            name, data_lines = "message", []
+            name, data_lines = "message", list[str]()
         elif line.startswith(":"):
             continue
         else:

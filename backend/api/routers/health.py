@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from ai_llm.common.settings import AGENT_MODULES, Settings
+from ai_llm.search_gateway.config import ConfigError, load_config, resolve_chain
 from backend.api.deps import StateDep
 from backend.api.state import agent_headers
 
@@ -48,15 +49,11 @@ class Health(BaseModel):
 
 
 def search_providers(settings: Settings) -> list[str]:
-    """Search providers active under these settings, in fallback order (keyed ones first)."""
-    keyed = [("tavily", settings.tavily_api_key), ("serper", settings.serper_api_key),
-             ("exa", settings.exa_api_key), ("brightdata", settings.brightdata_api_key),
-             ("firecrawl", settings.firecrawl_api_key)]
-    providers = [name for name, key in keyed if key]
-    if settings.local_corpus:
-        providers.append("local_corpus")
-    providers.append("duckduckgo")
-    return providers
+    """The search gateway's web-search provider chain under these settings, in fallback order."""
+    try:
+        return resolve_chain(load_config(settings.search_config), settings, "web")
+    except (ConfigError, OSError) as exc:
+        return [f"invalid search configuration: {exc}"]
 
 
 async def _reachable(http: httpx.AsyncClient, url: str) -> bool:

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import logging
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
+from ai_llm.search_gateway.telemetry import telemetry_summary
 from backend.api.deps import DbDep
-
-log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api/search", tags=["search"])
 
 
 class ProviderSummary(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
     provider: str
     requests: int
     spend_usd: float
@@ -27,6 +25,8 @@ class ProviderSummary(BaseModel):
 
 
 class SeriesPoint(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
     bucket: str
     provider: str
     requests: int
@@ -36,6 +36,8 @@ class SeriesPoint(BaseModel):
 
 
 class RecentQuery(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
     time: str
     agent: str | None
     query: str
@@ -47,30 +49,15 @@ class RecentQuery(BaseModel):
 
 
 class Telemetry(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
     providers: list[ProviderSummary]
     series: list[SeriesPoint]
     recent: list[RecentQuery]
 
 
-def _summary_function() -> Any:
-    """The search gateway's `telemetry_summary(db, …)`, or None in a checkout without it."""
-    try:
-        module = importlib.import_module("ai_llm.search_gateway.telemetry")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "telemetry_summary", None)
-
-
 @router.get("/telemetry")
-async def search_telemetry(db: DbDep, hours: Annotated[int, Query(ge=1, le=24 * 90)] = 24,
+async def search_telemetry(db: DbDep, hours: Annotated[float, Query(gt=0, le=24 * 90)] = 24,
                            recent: Annotated[int, Query(ge=1, le=500)] = 50) -> Telemetry:
     """Per-provider totals, a time series and the most recent queries, from the gateway's telemetry."""
-    summarize = _summary_function()
-    if summarize is None:
-        return Telemetry(providers=[], series=[], recent=[])
-    accepted = inspect.signature(summarize).parameters
-    options = {k: v for k, v in {"hours": hours, "recent": recent, "recent_limit": recent}.items() if k in accepted}
-    result = summarize(db, **options)
-    if inspect.isawaitable(result):
-        result = await result
-    return Telemetry.model_validate(result)
+    return Telemetry.model_validate(await telemetry_summary(db, hours=hours, recent=recent))

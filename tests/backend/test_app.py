@@ -1,0 +1,155 @@
+"""The backend app in-process (httpx ASGI transport, real Postgres): login/401, health, search telemetry,
+the built UI at `/` and the OpenAPI docs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.db import Database
+from ai_llm.common.settings import Settings
+from ai_llm.search_gateway.telemetry import TelemetryRow, record
+from backend.api.main import create_app
+from tests.backend.conftest import Processes
+
+TOKEN = "a-very-secret-hub-token-42"
+
+
+@asynccontextmanager
+async def client(settings: Settings, db: Database, **kwargs: object) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings, db=db, **kwargs)  # type: ignore[arg-type]
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://backend") as http:
+        yield http
+
+
+def make_settings(tmp_path: Path, **overrides: object) -> Settings:
+    return Settings(data_dir=tmp_path, _env_file=None, **overrides)  # type: ignore[arg-type, call-arg]
+
+
+async def test_exposed_backend_requires_login(db: Database, tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, hub_host="0.0.0.0", hub_token=TOKEN)
+    unknown_chat = "/api/chats/0123456789abcdef0123456789abcdef"
+    async with client(settings, db) as http:
+        for path in (unknown_chat, "/api/files", "/api/search/telemetry"):
+            response = await http.get(path)
+            assert response.status_code == 401, path
+            assert "login" in response.json()["detail"]
+        assert (await http.post("/api/chat", json={"message": "hi"})).status_code == 401
+        # The UI shell, the health probe and the docs stay reachable so the login page can load.
+        assert (await http.get("/")).status_code == 200
+        assert (await http.get("/api/health")).json()["login_required"] is True
+        assert (await http.get("/openapi.json")).status_code == 200
+
+        wrong = await http.post("/api/login", json={"token": "not-the-token-at-all"})
+        assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+        assert (await http.post("/api/login", json={})).status_code == 422
+
+        bearer = await http.get(unknown_chat, headers={"Authorization": f"Bearer {TOKEN}"})
+        assert bearer.status_code == 404  # past the login check
+        assert (await http.get(unknown_chat, headers={"Authorization": "Bearer wrong"})).status_code == 401
+
+        ok = await http.post("/api/login", json={"token": TOKEN})
+        assert ok.status_code == 200 and ok.json() == {"ok": True, "login_required": True}
+        cookie = ok.headers["set-cookie"]
+        assert "hub_session=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+        assert TOKEN not in cookie
+        assert (await http.get(unknown_chat)).status_code == 404  # the client now sends the cookie
+
+        http.cookies.set("hub_session", "forged")
+        assert (await http.get(unknown_chat)).status_code == 401
+        assert (await http.post("/api/logout")).status_code == 204
+
+
+async def test_loopback_backend_needs_no_login(db: Database, tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, hub_token=TOKEN)
+    async with client(settings, db) as http:
+        assert (await http.get("/api/chats/0123456789abcdef0123456789abcdef")).status_code == 404
+        assert (await http.post("/api/login", json={"token": "anything"})).json()["login_required"] is False
+
+
+async def test_agent_calls_carry_the_hub_token(backend_procs: Processes, stand_in_env: dict[str, str],
+                                                db: Database, tmp_path: Path) -> None:
+    """A file agent that requires HUB_TOKEN accepts the backend's calls only when the backend has it."""
+    agent = backend_procs.start("file-agent-token", "tests.backend.servers.file_agent_stand_in",
+                                {**stand_in_env, "HUB_TOKEN": TOKEN}, "/healthz", ["--dir", str(tmp_path / "f")])
+    async with client(make_settings(tmp_path, file_agent_url=agent.url, hub_token=TOKEN), db) as http:
+        assert (await http.get("/api/files")).status_code == 200
+    async with client(make_settings(tmp_path, file_agent_url=agent.url), db) as http:
+        refused = await http.get("/api/files")
+        assert refused.status_code == 401 and "token" in refused.json()["detail"]
+
+
+async def test_health_reports_agents_database_llm_and_search(backend_url: str, stand_in_orchestrator: str) -> None:
+    async with httpx.AsyncClient(base_url=backend_url, timeout=10) as http:
+        body = (await http.get("/api/health")).json()
+    assert set(body["agents"]) == {"orchestrator", "web_research", "internal_rag", "file_management",
+                                   "report_writing"}
+    assert body["agents"]["orchestrator"] == {"url": stand_in_orchestrator, "ok": True}
+    assert body["database"] == {"ok": True}
+    assert body["llm"] == {"mode": "offline", "model": "local-engine"}
+    assert body["search"]["providers"] == ["duckduckgo"]
+    assert body["login_required"] is False
+
+
+async def test_health_marks_unreachable_agents(db: Database, tmp_path: Path) -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    settings = make_settings(tmp_path, orchestrator_url=dead, rag_agent_url=dead, tavily_api_key="tvly-test")
+    async with client(settings, db) as http:
+        body = (await http.get("/api/health")).json()
+    assert body["agents"]["orchestrator"] == {"url": dead, "ok": False}
+    assert body["agents"]["internal_rag"]["ok"] is False
+    assert body["search"]["providers"] == ["tavily", "duckduckgo"]
+
+
+async def test_search_telemetry_summarises_recorded_queries(db: Database, tmp_path: Path) -> None:
+    provider = f"test-{uuid.uuid4().hex[:8]}"
+    for cache, latency in (("miss", 100.0), ("exact", 2.0), ("miss", 300.0), ("semantic", 4.0)):
+        await record(db, TelemetryRow(tool="web_search", query=f"q {cache}", agent="web_research",
+                                      provider=provider, cache=cache, branch=0, depth=0, latency_ms=latency,
+                                      cost_usd=0.008 if cache == "miss" else 0.0, results=5))
+    async with client(make_settings(tmp_path), db) as http:
+        body = (await http.get("/api/search/telemetry", params={"hours": 1})).json()
+        bad = await http.get("/api/search/telemetry", params={"hours": -1})
+    assert bad.status_code == 422
+    mine = next(p for p in body["providers"] if p["provider"] == provider)
+    assert mine["requests"] == 4 and mine["hit_rate"] == 0.5
+    assert mine["spend_usd"] == pytest.approx(0.016)
+    assert sum(s["requests"] for s in body["series"] if s["provider"] == provider) == 4
+    recent = [r for r in body["recent"] if r["provider"] == provider]
+    assert {r["cache"] for r in recent} == {"miss", "exact", "semantic"}
+    assert set(recent[0]) >= {"time", "agent", "query", "provider", "cache", "latency_ms", "cost_usd", "results"}
+
+
+async def test_serves_the_built_ui_with_spa_fallback(db: Database, tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text("<div id=app>hub-ui</div>", encoding="utf-8")
+    (dist / "assets" / "app.js").write_text("console.log('hub')", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("outside", encoding="utf-8")
+    async with client(make_settings(tmp_path), db, static_dir=dist) as http:
+        assert "hub-ui" in (await http.get("/")).text
+        assert "hub-ui" in (await http.get("/search")).text  # client-side route
+        js = await http.get("/assets/app.js")
+        assert js.status_code == 200 and "javascript" in js.headers["content-type"]
+        assert "outside" not in (await http.get("/..%2Fsecret.txt")).text
+        missing_api = await http.get("/api/no-such-route")
+        assert missing_api.status_code == 404 and missing_api.headers["content-type"] == "application/json"
+        docs = await http.get("/docs")
+        assert docs.status_code == 200 and "swagger" in docs.text.lower()
+        paths = (await http.get("/openapi.json")).json()["paths"]
+    assert {"/api/chat", "/api/chats/{conversation_id}", "/api/files", "/api/files/{file_id}",
+            "/api/files/{file_id}/download", "/api/search/telemetry", "/api/health", "/api/login"} <= set(paths)
+    assert "multipart/form-data" in paths["/api/files"]["post"]["requestBody"]["content"]
+
+
+async def test_without_a_build_the_root_explains_how_to_build(db: Database, tmp_path: Path) -> None:
+    async with client(make_settings(tmp_path), db, static_dir=tmp_path / "nothing") as http:
+        page = await http.get("/")
+    assert page.status_code == 200 and "make ui" in page.text

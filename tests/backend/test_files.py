@@ -1,0 +1,139 @@
+"""`/api/files` proxy against the backend process and a real stand-in file-agent process
+(tests/backend/servers/file_agent_stand_in.py): streamed uploads, size limit, ranges, bad ids."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.db import Database
+from ai_llm.common.settings import Settings
+from backend.api.main import create_app
+from tests.backend.conftest import UPLOAD_LIMIT_MB
+
+LIMIT = UPLOAD_LIMIT_MB * 1024 * 1024
+
+
+@pytest.fixture
+async def api(backend_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=backend_url, timeout=30) as http:
+        yield http
+
+
+async def upload(api: httpx.AsyncClient, name: str, content: bytes, content_type: str = "application/pdf",
+                 ) -> httpx.Response:
+    return await api.post("/api/files", files={"file": (name, content, content_type)},
+                          data={"note": "extra fields are ignored"})
+
+
+async def test_upload_list_download_delete(api: httpx.AsyncClient) -> None:
+    content = os.urandom(300_000)
+    response = await upload(api, "보고서 2026.pdf", content)
+    assert response.status_code == 201, response.text
+    record = response.json()
+    assert record["name"] == "보고서 2026.pdf" and record["size"] == len(content)
+    assert record["download_url"] == f"/api/files/{record['id']}/download"
+
+    listed = (await api.get("/api/files")).json()
+    assert record["id"] in [r["id"] for r in listed]
+    assert all(r["download_url"] == f"/api/files/{r['id']}/download" for r in listed)
+    assert (await api.get(f"/api/files/{record['id']}")).json()["sha256"] == record["sha256"]
+
+    full = await api.get(record["download_url"])
+    assert full.status_code == 200 and full.content == content
+    assert full.headers["content-type"] == "application/pdf"
+    assert full.headers["content-disposition"].startswith("inline")
+    assert full.headers["accept-ranges"] == "bytes"
+    saved = await api.get(record["download_url"], params={"disposition": "attachment"})
+    assert saved.headers["content-disposition"].startswith("attachment")
+
+    part = await api.get(record["download_url"], headers={"Range": "bytes=1000-1999"})
+    assert part.status_code == 206
+    assert part.content == content[1000:2000]
+    assert part.headers["content-range"] == f"bytes 1000-1999/{len(content)}"
+    tail = await api.get(record["download_url"], headers={"Range": "bytes=-10"})
+    assert tail.status_code == 206 and tail.content == content[-10:]
+    beyond = await api.get(record["download_url"], headers={"Range": f"bytes={len(content) + 5}-"})
+    assert beyond.status_code == 416
+
+    assert (await api.delete(f"/api/files/{record['id']}")).status_code == 204
+    assert (await api.get(record["download_url"])).status_code == 404
+    assert (await api.delete(f"/api/files/{record['id']}")).status_code == 404
+    assert record["id"] not in [r["id"] for r in (await api.get("/api/files")).json()]
+
+
+async def test_upload_at_the_limit_is_accepted(api: httpx.AsyncClient) -> None:
+    response = await upload(api, "exact.bin", b"\x01" * LIMIT, "application/octet-stream")
+    assert response.status_code == 201 and response.json()["size"] == LIMIT
+
+
+async def test_oversize_declared_upload_is_413(api: httpx.AsyncClient) -> None:
+    response = await upload(api, "big.pdf", b"\0" * (LIMIT + 200_000))
+    assert response.status_code == 413
+    assert "1 MB" in response.json()["detail"]
+
+
+async def test_oversize_streamed_upload_is_cut_off_mid_stream(api: httpx.AsyncClient,
+                                                              stand_in_file_agent: str) -> None:
+    """A chunked body (no Content-Length) passes the limit only while streaming: the backend must stop
+    relaying it, answer 413, and the file agent must see an aborted upload (nothing stored)."""
+    boundary = "hubtestboundary"
+
+    async def body() -> AsyncIterator[bytes]:
+        yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"huge.pdf\"\r\n"
+               "Content-Type: application/pdf\r\n\r\n").encode()
+        for _ in range(3 * UPLOAD_LIMIT_MB * 16):
+            yield b"\x02" * 65536
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    async with httpx.AsyncClient(base_url=stand_in_file_agent) as agent:
+        before = (await agent.get("/stats")).json()
+        files_before = len((await api.get("/api/files")).json())
+        response = await api.post("/api/files", content=body(),
+                                  headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert response.status_code == 413
+        after = (await agent.get("/stats")).json()
+    assert after["completed_uploads"] == before["completed_uploads"]
+    assert after["aborted_uploads"] == before["aborted_uploads"] + 1
+    assert len((await api.get("/api/files")).json()) == files_before
+
+
+async def test_upload_without_file_field_or_multipart_is_422(api: httpx.AsyncClient) -> None:
+    no_file = await api.post("/api/files", data={"name": "x"}, files={"other": ("a.txt", b"abc")})
+    assert no_file.status_code == 422 and "`file`" in no_file.json()["detail"]
+    form_field = await api.post("/api/files", data={"file": "not a file"})
+    assert form_field.status_code == 422
+    raw = await api.post("/api/files", content=b"%PDF-1.4", headers={"Content-Type": "application/pdf"})
+    assert raw.status_code == 422
+    garbage = await api.post("/api/files", content=b"no boundary here",
+                             headers={"Content-Type": "multipart/form-data; boundary=zzz"})
+    assert garbage.status_code == 422
+
+
+@pytest.mark.parametrize("path", ["/api/files/bad.id", "/api/files/bad.id/download", "/api/files/a%20b"])
+async def test_malformed_file_ids_are_422(api: httpx.AsyncClient, path: str) -> None:
+    assert (await api.get(path)).status_code == 422
+    if not path.endswith("download"):
+        assert (await api.delete(path)).status_code == 422
+
+
+async def test_unknown_file_ids_are_404(api: httpx.AsyncClient) -> None:
+    assert (await api.get("/api/files/00000000-0000-0000-0000-000000000000/download")).status_code == 404
+    assert (await api.get("/api/files/00000000-0000-0000-0000-000000000000")).status_code == 404
+
+
+async def test_file_agent_down_is_503(db: Database, tmp_path: Path) -> None:
+    settings = Settings(file_agent_url=f"http://127.0.0.1:{free_port()}", data_dir=tmp_path,
+                        _env_file=None)  # type: ignore[call-arg]
+    app = create_app(settings, db=db)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://backend") as http:
+        listed = await http.get("/api/files")
+        uploaded = await http.post("/api/files", files={"file": ("a.txt", b"hello", "text/plain")})
+    assert listed.status_code == 503 and "unreachable" in listed.json()["detail"]
+    assert uploaded.status_code == 503
