@@ -32,7 +32,7 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
         if gate:
             path = Path(gate.group(1))
             for _ in range(600):
-                if path.exists():
+                if await asyncio.to_thread(path.exists):
                     break
                 await asyncio.sleep(0.05)
         if "explode" in request.text:
