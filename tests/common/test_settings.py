@@ -80,3 +80,16 @@ def test_child_env_round_trips() -> None:
     env = s.child_env()
     assert env["RAG_AGENT_PORT"] == "1111" and env["OPENAI_BASE_URL"] == "http://127.0.0.1:9/v1"
     assert "HUB_TOKEN" not in env
+
+
+def test_every_setting_is_documented_in_env_example_and_nothing_else_is() -> None:
+    from ai_llm.common.settings import PROJECT_ROOT
+
+    documented = set()
+    for line in (PROJECT_ROOT / ".env.example").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "=" in line:
+            documented.add(line.split("=", 1)[0].strip())
+    fields = {name.upper() for name in Settings.model_fields}
+    assert fields - documented == set(), "settings missing from .env.example"
+    assert documented - fields == set(), ".env.example names variables Settings does not read"
