@@ -37,7 +37,8 @@ export const messages = {
     'intent.HYBRID': '🔀 HYBRID',
     'intent.DIRECT': '💬 일반',
 
-    'chat.placeholder': '무엇이든 물어보세요. (Enter 전송, Shift+Enter 줄바꿈)',
+    'chat.placeholder': '무엇이든 물어보세요…',
+    'chat.hint': 'Enter 전송 · Shift+Enter 줄바꿈',
     'chat.inputLabel': '메시지 입력',
     'chat.send': '전송',
     'chat.cancel': '중지',
@@ -159,7 +160,8 @@ export const messages = {
     'intent.HYBRID': '🔀 Hybrid',
     'intent.DIRECT': '💬 General',
 
-    'chat.placeholder': 'Ask anything. (Enter to send, Shift+Enter for a new line)',
+    'chat.placeholder': 'Ask anything…',
+    'chat.hint': 'Enter to send · Shift+Enter for a new line',
     'chat.inputLabel': 'Message',
     'chat.send': 'Send',
     'chat.cancel': 'Stop',

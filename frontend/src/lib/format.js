@@ -14,13 +14,13 @@ export function formatBytes(n) {
   return `${v >= 10 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`
 }
 
-export function formatDateTime(value, { withDate = true } = {}) {
+export function formatDateTime(value, { short = false } = {}) {
   if (!value) return ''
   const d = new Date(value)
   if (Number.isNaN(d.getTime())) return String(value)
-  const opts = withDate
-    ? { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }
-    : { hour: '2-digit', minute: '2-digit', second: '2-digit' }
+  const opts = short
+    ? { month: 'numeric', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false }
+    : { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false }
   return new Intl.DateTimeFormat(intlLocale(), opts).format(d)
 }
 

@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { mount } from '@vue/test-utils'
+import App from '../../src/App.vue'
+import { LOCALE_KEY, initLocale, intentLabel, locale, messages, setLocale, t } from '../../src/i18n.js'
+import { controlledStream, jsonResponse, mockFetch, settle } from './helpers.js'
+
+const tid = (id) => `[data-testid="${id}"]`
+
+describe('i18n', () => {
+  beforeEach(() => {
+    localStorage.clear()
+    initLocale()
+  })
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('defaults to Korean', () => {
+    expect(locale.value).toBe('ko')
+    expect(t('chat.send')).toBe('전송')
+    expect(intentLabel('HYBRID')).toBe('🔀 HYBRID')
+  })
+
+  it('switches to English, persists the choice and restores it', () => {
+    setLocale('en')
+    expect(t('chat.send')).toBe('Send')
+    expect(intentLabel('WEB_SEARCH')).toBe('🌐 Web')
+    expect(localStorage.getItem(LOCALE_KEY)).toBe('en')
+    expect(document.documentElement.lang).toBe('en')
+    locale.value = 'ko'
+    expect(initLocale()).toBe('en')
+  })
+
+  it('ignores unsupported locales and interpolates parameters', () => {
+    setLocale('fr')
+    expect(locale.value).toBe('ko')
+    expect(t('files.chunks', { n: 7 })).toBe('7개 청크')
+    expect(t('no.such.key')).toBe('no.such.key')
+  })
+
+  it('has the same keys in both languages', () => {
+    expect(Object.keys(messages.en).sort()).toEqual(Object.keys(messages.ko).sort())
+  })
+
+  it('re-renders the app and sends the chosen language with chats', async () => {
+    const bodies = []
+    mockFetch({
+      '/api/files': () => jsonResponse([]),
+      '/api/health': () => jsonResponse({ agents: { orchestrator: { url: 'x', ok: true } }, database: { ok: true }, llm: { mode: 'offline' } }),
+      'POST /api/chat': (url, init) => {
+        bodies.push(JSON.parse(init.body))
+        const s = controlledStream(init.signal)
+        s.close()
+        return new Response(s.stream, { status: 200 })
+      },
+    })
+    const wrapper = mount(App)
+    await settle()
+    expect(wrapper.get(tid('send-button')).text()).toContain('전송')
+    expect(wrapper.get(tid('nav-dashboard')).text()).toContain('검색 대시보드')
+
+    await wrapper.get(tid('lang-en')).trigger('click')
+    expect(wrapper.get(tid('send-button')).text()).toContain('Send')
+    expect(wrapper.get(tid('nav-dashboard')).text()).toContain('Search dashboard')
+    expect(wrapper.get(tid('chat-input')).attributes('placeholder')).toBe('Ask anything…')
+    expect(localStorage.getItem(LOCALE_KEY)).toBe('en')
+
+    await wrapper.get(tid('chat-input')).setValue('hello')
+    await wrapper.get(tid('chat-input')).trigger('keydown', { key: 'Enter' })
+    await settle()
+    expect(bodies).toEqual([{ message: 'hello', conversation_id: null, language: 'en' }])
+    wrapper.unmount()
+  })
+})
