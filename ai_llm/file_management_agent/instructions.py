@@ -135,8 +135,14 @@ def _rename_parts(text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _singular(word: str) -> str:
+    if word.isascii() and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
 def _terms(text: str) -> list[str]:
-    return [w for w in content_words(text) if not _GENERIC.match(w)]
+    return [_singular(w) for w in content_words(text) if not _GENERIC.match(w)]
 
 
 def parse_instruction(text: str, now: datetime | None = None) -> FileCommand:
