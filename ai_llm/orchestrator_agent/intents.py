@@ -1,0 +1,179 @@
+"""Keyword patterns and embedding examples of the offline intent classifier.
+
+Patterns are lower-cased substrings (they match Korean without relying on spaces) or regexes prefixed
+`re:`; they carry Korean, because the offline embedding model (all-MiniLM-L6-v2) is English-only. The
+embedding examples are English requests written for this module; they are deliberately not taken from any
+evaluation set (`benchmarks/data/intent_eval.jsonl` stays held out, `tests/orchestrator_agent/
+intent_dev.jsonl` is the tuning set).
+
+Groups:
+    INTERNAL: the request points at the team's own documents (규정, 지침, our policy, the uploaded PDF …).
+    WEB: the answer lives on the live web (최신, 뉴스, 환율, latest, today, online …).
+    FILE: an operation on stored files, or writing/saving a report.
+    DIRECT: small talk, questions about the hub, transforming the previous answer.
+    COMPARE: comparing/combining two things (makes a request with one side internal HYBRID).
+    CURRENT_NUMBER: a current figure (rate, index, price) — routed to the web agent's `verify_fact` skill.
+    REPORT: writing a report document (the report-writing agent rather than the file agent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+INTERNAL = [
+    # Korean: our organisation and its documents
+    "사내", "내부 ", "내부문서", "내부 문서", "우리 회사", "우리회사", "우리 팀", "우리팀", "우리 부서", "당사",
+    "우리 ", "사규", "내규", "규정", "지침", "매뉴얼", "가이드라인", "가이드", "핸드북", "취업규칙", "복리후생",
+    "인사 ", "회의록", "계약서", "계획서", "명세서", "사양서", "업무 분장", "위키", "지식베이스", "교육 자료",
+    "re:(문서|자료|파일|보고서|pdf|논문|스펙|계획서|가이드|지침|규정)(에서|에는|에 나|상|의 내용|에 따르면|에 있는|에 나온|기준)",
+    "re:(올린|업로드한|업로드된|첨부한) (문서|파일|자료|pdf|보고서)에",
+    "re:\\d+\\s*(장|페이지|쪽)", "re:p\\.\\s*\\d+",
+    # English
+    "re:\\bour\\b", "internal", "in-house", "company's", "company policy", "handbook", "knowledge base",
+    "intranet", "wiki", "runbook", "playbook", "re:\\b(the|this|that|uploaded|attached) (pdf|document|doc|spec|paper|guideline|guide|plan|report|contract|file)\\b",
+    "re:\\b(in|from|of) the (pdf|document|spec|specification|paper|guideline|plan|contract|manual)\\b",
+    "re:\\bchapter \\d+", "re:\\bpage \\d+", "re:\\bsection\\b", "uploaded", "policy", "policies", "guideline",
+    "onboarding", "meeting notes", "org chart", "re:\\bwe\\b",
+    "re:\\b(which|what) (documents|docs|files|pages) (mention|say|talk|cover|describe|discuss|contain)",
+]
+
+WEB = [
+    # Korean: recency, news, live figures, the outside world
+    "최신", "뉴스", "실시간", "속보", "동향", "트렌드", "웹에서", "웹 검색", "웹으로", "인터넷", "온라인", "검색해",
+    "구글", "환율", "주가", "코스피", "코스닥", "나스닥", "기준금리", "금리", "날씨", "시세", "물가", "최저임금",
+    "타사", "경쟁사", "다른 회사", "다른 기업", "다른 나라", "해외", "세계", "글로벌", "업계", "시장 규모",
+    "정부 발표", "법 개정", "개정된", "개정 내용", "연구 결과", "통계", "요즘", "근래", "어제", "이번 주",
+    "이번주", "출시",
+    # English
+    "latest", "news", "online", "on the web", "the web", "internet", "google", "exchange rate", "stock",
+    "share price", "price of", "interest rate", "inflation", "weather", "trend", "competitor",
+    "other countries", "other companies", "worldwide", "industry", "announced", "release date", "who won",
+    "market", "bitcoin", "kospi", "nasdaq", "best practice", "reported", "new law", "government",
+    "yesterday", "this week", "re:\\b(who|cdc|nist|gdpr|fda|eu|oecd|imf|iso)\\b",
+]
+
+#: Weaker recency words: they make a request web-bound alone, but next to an internal reference they
+#: usually describe the team's own material ("our current policy"), so they do not make it HYBRID.
+WEB_WEAK = [
+    "최근", "오늘", "현재", "지금", "올해", "발표", "업데이트된",
+    "recent", "today", "currently", "current ", "right now", "this year", "published", "re:\\b20[2-3]\\d\\b",
+]
+
+#: External authorities: the outside side of a comparison ("our rules vs the labour law"); alone they do
+#: not make a request web-bound (a question about a law is often answered directly).
+EXTERNAL = [
+    "법령", "법률", "법 ", "법과", "법에", "법이", "시행령", "고시", "정부", "국제 기준", "표준",
+    "law", "regulation", "legislation", "standard", "guidance", "recommendation",
+]
+
+FILE = [
+    # Korean: operations on stored files and report documents
+    "파일 목록", "문서 목록", "목록 보여", "목록으로", "리스트 보여", "삭제", "지워", "지우", "이름을 바꿔",
+    "이름 바꿔", "이름을 변경", "이름 변경", "으로 바꿔줘", "로 바꿔줘", "다운로드", "내려받", "업로드해", "업로드 해",
+    "올려줘", "올려 줘", "저장해", "저장 해", "보고서로", "보고서를 작성", "보고서 작성", "보고서를 만들", "보고서 만들",
+    "리포트", "워드 문서", "워드 파일", "docx", "내보내", "인덱싱해", "인덱싱 해", "색인해", "인덱싱 실패",
+    "re:(파일|문서)\\s*(열어|내용 보여)", "re:업로드(한|된) (파일|문서)(을|를|들)? ?(보여|확인)",
+    "re:(올린|올라온|업로드한|업로드된|업로드했던|저장된|등록된|보관된) (문서|파일|자료)(들)?(\\s|이|은|을|를|목록|뭐|몇|$)",
+    "re:(파일|문서|자료)(들)?(이|은)? (몇 ?개|뭐 ?있|어떤 게 있)", "re:보고서.{0,6}(작성|만들|써|쓰|생성|뽑|저장)",
+    "re:(파일|문서|pdf|워드|엑셀|docx|한글 파일|보고서)(로|으로) (만들|저장|정리|내보|변환|뽑|작성)",
+    "옮겨", "이동해", "복사해", "공유해", "첨부해", "보관해", "요약본", "메모로", "기록해", "남겨", "메일로", "출력해",
+    # English
+    "re:\\b(delete|remove|rename|upload|download|export)\\b", "re:\\blist (all )?(the |my )?(files|documents|docs)",
+    "re:\\bshow (me )?(the |my )?(files|documents)", "re:\\b(files|documents) (i|we) uploaded",
+    "re:\\bsave (this|that|it|the)", "re:\\b(as|to|into) a (report|docx|word|file|document)",
+    "re:\\b(write|create|draft|make|generate|prepare|produce|compile|put together|build)\\b.{0,40}\\breport\\b",
+    "re:\\b(what|which|how many) (files|documents|docs) (do|did|have|are|were|i|we)\\b",
+    "re:\\b(move|copy|share|archive|attach|email|print)\\b.{0,30}\\b(file|files|document|documents|pdf|folder|report|answer)\\b",
+    "keep a copy", "copy of",
+    "re:\\buploaded (last|this|yesterday|today|on|in)\\b", "re:\\b(my|our|the) (uploads|uploaded files)\\b",
+    "re:\\bre-?index", "re:\\bopen the (contents|file)", "downloadable", "docx",
+]
+
+DIRECT = [
+    # Korean: small talk, the hub itself, transforming the previous answer
+    "안녕", "고마워", "고맙", "감사합니다", "감사해", "잘 가", "잘가", "수고", "뭘 할 수", "무엇을 할 수", "뭐 할 수",
+    "할 수 있는 일", "도움말", "사용법", "너는 누구", "넌 누구", "너 누구", "번역", "방금 답변", "방금 말한", "방금 내용",
+    "위 내용", "위 답변", "앞의 답변", "이전 답변", "다시 한번", "다시 설명", "쉽게 설명", "짧게", "한 줄로",
+    "세 줄로", "표로 정리", "더하기", "빼기", "곱하기", "농담",
+    # English
+    "re:^(hi|hello|hey|good (morning|afternoon|evening))\\b", "thank", "what can you do", "who are you",
+    "can you help", "how do i ask", "how do i use", "translate", "your last answer", "your answer",
+    "previous answer", "last answer", "re:\\b(shorter|simpler|rephrase|rewrite)\\b", "re:\\bexplain (that|it) again",
+    "stand for in this hub", "bullet", "joke", "re:^\\d+\\s*[+*/-]\\s*\\d+",
+]
+
+COMPARE = [
+    "비교", "차이", "맞는지", "부합", "일치하는지", "반영", "같이 정리", "함께", "모두 확인", "보완점", "검토해",
+    "반영", "최신화", "충족", "준수", "바뀐", "달라진", "기준에 맞", "따르고 있", "대비",
+    "reflect", "up to date", "up-to-date", "outdated", "in light of", "comply", "compliant", "conform",
+    "meet the", "follow the", "compare", "comparison", " vs", "versus", "against", "consistent with", "aligned with", "in line with",
+    "match the", "still match", "combine", "both our", "and the latest", "and what is the latest",
+    "differ", "difference",
+]
+
+CURRENT_NUMBER = [
+    "환율", "주가", "코스피", "코스닥", "나스닥", "금리", "기준금리", "시세", "물가", "지수", "유가", "최저임금",
+    "exchange rate", "interest rate", "stock price", "share price", "price of", "kospi", "nasdaq", "s&p",
+    "inflation", "index", "bitcoin", "usd to", "won to", "rate today",
+]
+
+REPORT = [
+    "보고서로", "보고서를 작성", "보고서 작성", "보고서를 만들", "보고서 만들", "리포트", "워드 문서", "docx",
+    "re:\\b(as|to|into) a (report|docx|word)", "report of", "report on", "report summarizing",
+    "re:\\b(write|create|draft|make|generate|prepare|produce|compile|put together|build)\\b.{0,40}\\breport\\b",
+    "re:보고서.{0,6}(작성|만들|써|쓰|생성|뽑|저장)", "re:(문서|워드|docx|보고서)(로|으로) (만들|저장|정리|내보|작성)",
+]
+
+#: English example requests per intent (embedded once; English-only model).
+EXAMPLES: dict[str, Sequence[str]] = {
+    "INTERNAL_SEARCH": [
+        "What does our employee handbook say about sick leave?",
+        "Find the procurement approval rules in our internal regulations",
+        "Which page of the uploaded manual explains the backup procedure?",
+        "Summarize the safety section of our company guideline",
+        "How many vacation days do new employees get according to our policy?",
+        "Search our documents for the quality assurance checklist",
+        "What is the reimbursement limit in the expense policy document?",
+        "Where in the specification is the error code table?",
+    ],
+    "WEB_SEARCH": [
+        "What are today's top technology headlines?",
+        "Search the internet for the newest smartphone releases",
+        "What is the euro to dollar exchange rate right now?",
+        "Find news about the central bank decision this week",
+        "What is the weather forecast for Busan tomorrow?",
+        "Look up the current population of Seoul",
+        "What did the government announce about housing prices recently?",
+        "Which company released the most recent large language model?",
+    ],
+    "FILE_OPERATION": [
+        "Delete the file named draft_v1.pdf",
+        "Show me a list of every document in the store",
+        "Rename the quarterly report to Q3_final.pdf",
+        "Write up these results as a Word report and save it",
+        "Upload the attached PDF and index it for search",
+        "Give me the download link for the security manual",
+        "Turn this conversation into a downloadable report",
+        "Remove all duplicate documents from storage",
+    ],
+    "HYBRID": [
+        "Compare our vacation policy with the current labor law",
+        "Check whether our security guideline matches the newest industry standard",
+        "How does our product roadmap compare with competitors' recent announcements?",
+        "Combine our internal safety manual with the latest government guidance",
+        "Is our privacy policy up to date with recent regulation changes?",
+        "Review our hiring process against current best practices found online",
+        "What do our documents say about vaccines and what does the latest research say?",
+        "Contrast our budget plan with the latest national statistics",
+    ],
+    "DIRECT": [
+        "Hi, how are you?",
+        "Thank you very much",
+        "What kinds of things can this assistant do?",
+        "Summarize your previous reply in one sentence",
+        "Please say that in English",
+        "Can you make your answer more concise?",
+        "What is this hub for?",
+        "Goodbye and have a nice day",
+    ],
+}

@@ -1,0 +1,106 @@
+"""The agents the orchestrator may plan for: name -> `RemoteAgent`, with their live cards.
+
+The registry is injectable (tests point it at small real A2A agents); in the hub it is built from settings:
+the four standard agents plus any listed in `ORCHESTRATOR_EXTRA_AGENTS`, so a new agent is plannable by
+configuration alone — the planner reads what it can do from its card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError, card_summary
+from ai_llm.common.settings import Settings
+
+STANDARD_AGENTS = ("internal_rag", "web_research", "file_management", "report_writing")
+
+
+@dataclass
+class AgentInfo:
+    """What the planner knows about one agent right now."""
+
+    name: str
+    available: bool
+    summary: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def skills(self) -> set[str]:
+        return {str(s.get("id")) for s in self.summary.get("skills", [])}
+
+
+class AgentRegistry(Mapping[str, RemoteAgent]):
+    """Agents by name, with their cards fetched concurrently and cached for `card_ttl_s`.
+
+    Args:
+        agents: name -> `RemoteAgent` (the name is what plans refer to).
+        card_ttl_s: how long a fetched card (or an unreachable verdict) is reused.
+        card_timeout_s: how long to wait for one card.
+    """
+
+    def __init__(self, agents: Mapping[str, RemoteAgent], card_ttl_s: float = 30.0,
+                 card_timeout_s: float = 3.0) -> None:
+        self._agents = dict(agents)
+        self.card_ttl_s = card_ttl_s
+        self.card_timeout_s = card_timeout_s
+        self._infos: dict[str, tuple[float, AgentInfo]] = {}
+
+    def __getitem__(self, name: str) -> RemoteAgent:
+        return self._agents[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._agents)
+
+    def __len__(self) -> int:
+        return len(self._agents)
+
+    async def _info(self, name: str) -> AgentInfo:
+        now = time.monotonic()
+        cached = self._infos.get(name)
+        if cached is not None and now - cached[0] < self.card_ttl_s:
+            return cached[1]
+        agent = self._agents[name]
+        try:
+            card = await asyncio.wait_for(agent.card(refresh=cached is not None), self.card_timeout_s)
+            info = AgentInfo(name, True, card_summary(card))
+        except (RemoteAgentError, TimeoutError) as exc:
+            info = AgentInfo(name, False, error=str(exc) or "card timeout")
+        self._infos[name] = (now, info)
+        return info
+
+    async def infos(self) -> dict[str, AgentInfo]:
+        """Every agent's live card summary (or why it is unavailable), fetched concurrently."""
+        names = list(self._agents)
+        results = await asyncio.gather(*(self._info(n) for n in names))
+        return dict(zip(names, results, strict=True))
+
+    def forget(self, name: str) -> None:
+        """Drop a cached card (after a connection error the agent may have restarted elsewhere)."""
+        self._infos.pop(name, None)
+
+
+def parse_extra_agents(raw: str | None) -> dict[str, str]:
+    """`ORCHESTRATOR_EXTRA_AGENTS` (JSON object name -> base URL) as a dict; a clear error when malformed."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"ORCHESTRATOR_EXTRA_AGENTS is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError('ORCHESTRATOR_EXTRA_AGENTS must be a JSON object {"agent_name": "http://host:port"}')
+    return value
+
+
+def build_registry(settings: Settings) -> AgentRegistry:
+    """The hub's registry: the standard agents at their configured URLs plus the extra agents."""
+    urls = {name: settings.agent_url(name) for name in STANDARD_AGENTS}
+    urls.update(parse_extra_agents(settings.orchestrator_extra_agents))
+    return AgentRegistry({name: RemoteAgent(url, token=settings.hub_token,
+                                            timeout_s=settings.orchestrator_step_timeout_s, name=name)
+                          for name, url in urls.items()})
