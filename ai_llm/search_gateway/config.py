@@ -126,13 +126,14 @@ class GatewayConfig:
         return self.providers.get(name) or ProviderConfig(name=name)
 
 
-def _number(path: Path, key: Any, value: Any, kind: type = float) -> Any:
+def _number(path: Path, key: Any, value: Any, kind: type = float, where: Any = None) -> Any:
+    where = where if getattr(where, "line", 0) else value if getattr(value, "line", 0) else key
     try:
         number = kind(value)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{_where(path, key)}: {key} must be a number, not {value!r}") from exc
+        raise ConfigError(f"{_where(path, where)}: {key} must be a number, not {str(value)!r}") from exc
     if number < 0:
-        raise ConfigError(f"{_where(path, key)}: {key} must not be negative")
+        raise ConfigError(f"{_where(path, where)}: {key} must not be negative")
     return number
 
 
@@ -203,17 +204,23 @@ def load_config(path: Path | None = None) -> GatewayConfig:
         if name not in known:
             raise ConfigError(f"{_where(path, name)}: unknown provider {str(name)!r} under providers; "
                               f"known providers: {', '.join(sorted(known))}")
+        if not isinstance(options, dict | None):
+            raise ConfigError(f"{_where(path, name)}: settings of provider {str(name)!r} must be a mapping")
         options = dict(options or {})
+        keys = {str(k): k for k in options}
         ttl = options.pop("ttl", {}) or {}
+        if not isinstance(ttl, dict):
+            raise ConfigError(f"{_where(path, keys.get('ttl'))}: ttl must be a mapping {{general, fresh}}")
         providers[str(name)] = ProviderConfig(
             name=str(name),
-            timeout_s=_number(path, "timeout_s", options.pop("timeout_s", 8.0)),
-            max_results=_number(path, "max_results", options.pop("max_results", 10), int),
-            cost_per_call=(_number(path, "cost_per_call", options.pop("cost_per_call"))
-                           if "cost_per_call" in options else None),
-            ttl_general_s=_number(path, "general", ttl.get("general", 7 * DAY), int),
-            ttl_fresh_s=_number(path, "fresh", ttl.get("fresh", 3600), int),
-            options=options,
+            timeout_s=_number(path, "timeout_s", options.pop("timeout_s", 8.0), where=keys.get("timeout_s")),
+            max_results=_number(path, "max_results", options.pop("max_results", 10), int,
+                                where=keys.get("max_results")),
+            cost_per_call=(_number(path, "cost_per_call", options.pop("cost_per_call"),
+                                   where=keys.get("cost_per_call")) if "cost_per_call" in options else None),
+            ttl_general_s=_number(path, "general", ttl.get("general", 7 * DAY), int, where=keys.get("ttl")),
+            ttl_fresh_s=_number(path, "fresh", ttl.get("fresh", 3600), int, where=keys.get("ttl")),
+            options={str(k): v for k, v in options.items()},
         )
 
     raw_cache = data.get("cache") or {}

@@ -189,7 +189,8 @@ class SearchGateway:
             return vectors[0]
         except Exception as exc:  # the semantic layer is an optimisation: skip it, keep answering
             self._embed_failed_at = time.monotonic()
-            log.warning("semantic cache skipped for %.0fs: embeddings unavailable (%s)", EMBED_COOLDOWN_S, exc)
+            log.warning("semantic cache skipped for %.0fs: embeddings unavailable (%s: %s)", EMBED_COOLDOWN_S,
+                        type(exc).__name__, exc)
             return None
 
     async def search(self, query: str, kind: Kind = "web", max_results: Any = 6, region: str | None = None,

@@ -1,0 +1,86 @@
+"""fetch_page: corpus pages by URL, trafilatura extraction, SSRF guard, limits and unreachable URLs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ai_llm.search_gateway.fetch import PageFetcher
+from ai_llm.search_gateway.providers.local import LocalCorpusProvider
+from tests.search_gateway.conftest import FakeAPI
+
+ARTICLE = """<!doctype html><html><head><title>Ferry timetable | Harbour News</title>
+<meta property="article:published_time" content="2026-10-05T09:00:00Z"></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article><h1>New ferry timetable for the harbour</h1>
+<p>The harbour authority published a new ferry timetable on Monday. Ferries to the island will leave every
+forty minutes from the north pier, starting at six in the morning.</p>
+<p>The last ferry of the day will depart at eleven at night, an hour later than before, because evening
+demand grew strongly over the summer season.</p></article>
+<footer>Copyright Harbour News</footer></body></html>"""
+
+
+async def test_corpus_page_is_served_without_network(corpus: Path) -> None:
+    fetcher = PageFetcher(LocalCorpusProvider(corpus))
+    page = await fetcher.fetch("https://example.kr/ktx")
+    assert page.error is None and page.source == "corpus"
+    assert page.title == "고속철도 KTX" and "2004년" in page.text
+
+
+async def test_loopback_is_refused_by_default(fake_api: FakeAPI) -> None:
+    fake_api.raw_route("/article", ARTICLE)
+    page = await PageFetcher().fetch(fake_api.url + "/article")
+    assert page.error is not None and "refused" in page.error and "127.0.0.1" in page.error
+    assert not page.text
+    assert not fake_api.requests  # nothing was sent
+
+
+async def test_allowed_private_fetch_extracts_main_text(fake_api: FakeAPI) -> None:
+    fake_api.raw_route("/article", ARTICLE)
+    page = await PageFetcher(allow_private=True).fetch(fake_api.url + "/article")
+    assert page.error is None
+    assert "forty minutes" in page.text and "eleven at night" in page.text
+    assert "Copyright" not in page.text  # boilerplate removed
+    assert page.title and "ferry" in page.title.lower()
+    assert page.published_at == "2026-10-05"
+
+
+@pytest.mark.parametrize("url,reason", [
+    ("file:///etc/passwd", "only http and https"),
+    ("ftp://example.org/x", "only http and https"),
+    ("http://169.254.169.254/latest/meta-data/", "non-public"),
+    ("http://10.0.0.1/", "non-public"),
+    ("http://[::1]:8080/", "non-public"),
+    ("http://localhost:1/", "non-public"),
+])
+async def test_ssrf_guard(url: str, reason: str) -> None:
+    page = await PageFetcher().fetch(url)
+    assert page.error is not None and reason in page.error
+
+
+async def test_redirect_into_private_network_is_checked_per_hop(fake_api: FakeAPI) -> None:
+    # Redirects are followed hop by hop, each hop going through the guard again (not httpx's auto-follow).
+    fake_api.raw_route("/jump", "", status=302, headers={"location": "/article"})
+    fake_api.raw_route("/article", ARTICLE)
+    page = await PageFetcher(allow_private=True).fetch(fake_api.url + "/jump")
+    assert page.error is None and page.url.endswith("/article") and "forty minutes" in page.text
+
+
+async def test_size_limit_and_http_errors(fake_api: FakeAPI) -> None:
+    fake_api.raw_route("/big", "<html><body><p>" + "x " * 50_000 + "</p></body></html>")
+    fake_api.raw_route("/gone", "not here", status=404)
+    fetcher = PageFetcher(allow_private=True, max_bytes=10_000)
+    big = await fetcher.fetch(fake_api.url + "/big")
+    assert big.error is not None and "larger than" in big.error
+    gone = await fetcher.fetch(fake_api.url + "/gone")
+    assert gone.error == "HTTP 404"
+
+
+async def test_unreachable_and_empty_urls() -> None:
+    fetcher = PageFetcher(allow_private=True, timeout_s=5)
+    page = await fetcher.fetch("http://127.0.0.1:9/nothing")
+    assert page.error is not None and page.error.startswith("unreachable")
+    assert (await fetcher.fetch("   ")).error == "empty URL"
+    unresolvable = await PageFetcher().fetch("http://no-such-host.invalid/")
+    assert unresolvable.error is not None and "cannot resolve" in unresolvable.error

@@ -1,0 +1,162 @@
+"""SearchGateway in-process over the real Postgres and embedding server: fallback chain, exact and
+semantic cache, TTLs, partitions, telemetry and the dashboard summary."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ai_llm.common.db import Database
+from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.settings import Settings
+from ai_llm.search_gateway.config import load_config
+from ai_llm.search_gateway.gateway import SearchGateway
+from ai_llm.search_gateway.telemetry import telemetry_summary
+from tests.search_gateway.conftest import PAGES, FakeAPI, write_corpus
+
+
+def _gateway(tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings | None,
+             config_text: str, pages: list[dict[str, object]] | None = None, **overrides: object) -> SearchGateway:
+    corpus = write_corpus(tmp_path / f"corpus-{uuid.uuid4().hex[:6]}.jsonl", pages)
+    path = tmp_path / f"cfg-{uuid.uuid4().hex[:6]}.yaml"
+    path.write_text(config_text, encoding="utf-8")
+    local_settings = settings.model_copy(update={"local_corpus": corpus, "serper_api_key": "k", **overrides})
+    return SearchGateway.create(local_settings, load_config(path), db=db, embeddings=embeddings)
+
+
+async def _count(db: Database, sql: str, *args: object) -> int:
+    async with db.connection() as conn:
+        cur = await conn.execute(sql, args)  # type: ignore[arg-type]
+        row = await cur.fetchone()
+    return int(next(iter(row.values())))
+
+
+async def test_exact_hit_skips_the_provider_and_is_recorded(tmp_path: Path, settings: Settings, db: Database,
+                                                            embeddings: OpenAIEmbeddings) -> None:
+    gw = _gateway(tmp_path, settings, db, embeddings, "chain: [local]\n")
+    agent = f"tester-{uuid.uuid4().hex[:6]}"
+    first = await gw.search("Seoul subway passengers", agent=agent)
+    assert first["cache"] == "miss" and first["provider"] == "local" and first["branch"] == 0
+    assert first["results"][0]["url"] == "https://example.org/seoul-subway"
+    calls = gw.local.calls  # type: ignore[union-attr]
+    again = await gw.search("  seoul SUBWAY passengers?? ", agent=agent)
+    assert again["cache"] == "exact" and gw.local.calls == calls  # type: ignore[union-attr]
+    assert again["results"] == first["results"] and again["cost_usd"] == 0
+    other_params = await gw.search("Seoul subway passengers", max_results=2, agent=agent)
+    assert other_params["cache"] == "miss" and len(other_params["results"]) <= 2
+    rows = await _count(db, "SELECT count(*) FROM search_telemetry WHERE agent = %s", agent)
+    hits = await _count(db, "SELECT count(*) FROM search_telemetry WHERE agent = %s AND cache = 'exact'", agent)
+    assert (rows, hits) == (3, 1)
+
+
+async def test_semantic_hit_on_a_paraphrase_but_not_on_another_question(
+        tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings) -> None:
+    gw = _gateway(tmp_path, settings, db, embeddings, "chain: [local]\ncache: {semantic_threshold: 0.9, embed_timeout_s: 120}\n")
+    await gw.search("How many passengers does the Seoul subway carry each day?")
+    calls = gw.local.calls  # type: ignore[union-attr]
+    para = await gw.search("How many passengers does the Seoul subway carry every day?")
+    assert para["cache"] == "semantic" and gw.local.calls == calls  # type: ignore[union-attr]
+    assert para["cached_query"] == "How many passengers does the Seoul subway carry each day?"
+    assert "semantic cache hit" in para["notice"]
+    different = await gw.search("What is the largest port in South Korea?")
+    assert different["cache"] == "miss" and gw.local.calls == calls + 1  # type: ignore[union-attr]
+
+
+async def test_fallback_on_error_rate_limit_timeout_and_empty(tmp_path: Path, settings: Settings, db: Database,
+                                                             fake_api: FakeAPI) -> None:
+    fake_api.json_route("/search", {"error": "boom"}, status=500)
+    config = f"chain: [serper, local]\ncache: {{enabled: false}}\nproviders:\n  serper: {{base_url: '{fake_api.url}'}}\n"
+    gw = _gateway(tmp_path, settings, db, None, config)
+    out = await gw.search("Port of Busan container cargo")
+    assert out["provider"] == "local" and out["branch"] == 1
+    assert out["errors"] and "HTTP 500" in out["errors"][0] and "fallback" in out["notice"]
+    assert out["cost_usd"] == pytest.approx(0.001), out  # the failed serper call was still billed
+
+    fake_api.json_route("/search", {"message": "quota"}, status=429)
+    out = await gw.search("Port of Busan container cargo")
+    assert out["provider"] == "local" and "rate limited" in out["errors"][0] and out["cost_usd"] == 0
+
+    fake_api.json_route("/search", {"organic": []})
+    out = await gw.search("Port of Busan container cargo")
+    assert out["provider"] == "local" and out["errors"] == ["serper: no results"]
+
+    fake_api.json_route("/search", {"organic": [{"title": "slow", "link": "https://slow.example/"}]}, delay_s=3)
+    slow = config.replace("base_url", "timeout_s: 0.3, base_url")
+    gw = _gateway(tmp_path, settings, db, None, slow)
+    out = await gw.search("Port of Busan container cargo")
+    assert out["provider"] == "local" and "timed out" in out["errors"][0]
+
+    fake_api.json_route("/search", {"organic": [{"title": "Busan", "link": "https://busan.example/"}]})
+    out = await gw.search("Port of Busan container cargo")
+    assert out["provider"] == "serper" and out["branch"] == 0 and out["errors"] == []
+
+
+async def test_every_provider_failing_gives_an_empty_answer_not_an_exception(
+        tmp_path: Path, settings: Settings, db: Database) -> None:
+    gw = _gateway(tmp_path, settings, db, None, "chain: [local]\ncache: {enabled: false}\n")
+    out = await gw.search("zorblax quintessence")
+    assert out["results"] == [] and out["provider"] is None and out["notice"] == "no provider returned results"
+
+
+async def test_partitions_never_overwrite_each_other(tmp_path: Path, settings: Settings, db: Database,
+                                                     fake_api: FakeAPI) -> None:
+    fake_api.json_route("/search", {"organic": [{"title": "S", "link": "https://serper-result.example/"}]})
+    query = f"kimchi fermented cabbage {uuid.uuid4().hex[:6]}"
+    both = f"chain: [serper, local]\ncache: {{semantic: false}}\nproviders:\n  serper: {{base_url: '{fake_api.url}'}}\n"
+    pages = [*PAGES, {"url": "https://example.org/q", "title": query, "content": query}]
+    gw_serper = _gateway(tmp_path, settings, db, None, both, pages)
+    assert (await gw_serper.search(query))["provider"] == "serper"
+    gw_local = _gateway(tmp_path, settings, db, None, "chain: [local]\ncache: {semantic: false}\n", pages)
+    local = await gw_local.search(query)
+    assert local["cache"] == "miss" and local["provider"] == "local"  # serper's entry is not reused by local
+    rows = await _count(db, "SELECT count(*) FROM search_cache WHERE query = %s", query)
+    assert rows == 2
+    again = await gw_serper.search(query)
+    assert again["cache"] == "exact" and again["provider"] == "serper"
+
+
+async def test_expired_entries_are_not_served(tmp_path: Path, settings: Settings, db: Database) -> None:
+    gw = _gateway(tmp_path, settings, db, None, "chain: [local]\ncache: {semantic: false}\n")
+    query = "Semiconductor exports November memory chip"
+    await gw.search(query, kind="news")
+    assert (await gw.search(query, kind="news"))["cache"] == "exact"
+    ttl = await _count(db, "SELECT extract(epoch FROM expires_at - created_at)::int FROM search_cache "
+                           "WHERE partition = %s AND kind = 'news'", gw.local.partition)  # type: ignore[union-attr]
+    assert ttl == 3600  # news is the fresh class
+    async with db.connection() as conn:
+        await conn.execute("UPDATE search_cache SET expires_at = now() - interval '1 second' WHERE partition = %s",
+                           (gw.local.partition,))  # type: ignore[union-attr]
+    assert (await gw.search(query, kind="news"))["cache"] == "miss"
+
+
+async def test_bad_input(tmp_path: Path, settings: Settings, db: Database) -> None:
+    gw = _gateway(tmp_path, settings, db, None, "chain: [local]\ncache: {enabled: false}\n")
+    for kwargs, message in [({"query": ""}, "empty"), ({"query": "x", "time_range": "decade"}, "time_range"),
+                            ({"query": "x", "max_results": "many"}, "max_results"),
+                            ({"query": "x", "max_results": 0}, "at least 1")]:
+        with pytest.raises(ValueError, match=message):
+            await gw.search(**kwargs)  # type: ignore[arg-type]
+    long = "Seoul subway passengers " + " ".join(f"filler{i}" for i in range(120))
+    out = await gw.search(long, max_results=50)
+    assert "truncated" in out["notice"] and "capped" in out["notice"] and len(out["query"]) <= 400
+
+
+async def test_telemetry_summary_shape_and_numbers(tmp_path: Path, settings: Settings, db: Database) -> None:
+    gw = _gateway(tmp_path, settings, db, None, "chain: [local]\ncache: {semantic: false}\n"
+                  "providers:\n  local: {cost_per_call: 0.01}\n")
+    agent = f"dash-{uuid.uuid4().hex[:6]}"
+    for _ in range(2):
+        await gw.search("Kimchi napa cabbage radish", agent=agent)
+    await gw.fetch_page("https://example.org/kimchi", agent=agent)
+    summary = await telemetry_summary(db, hours=1)
+    local = next(p for p in summary["providers"] if p["provider"] == "local")
+    assert set(local) >= {"provider", "requests", "spend_usd", "hit_rate", "p50_ms", "p95_ms"}
+    assert local["requests"] >= 2 and 0 < local["hit_rate"] < 1 and local["spend_usd"] >= 0.01
+    assert local["p95_ms"] >= local["p50_ms"] >= 0
+    mine = [r for r in summary["recent"] if r["agent"] == agent]
+    assert [r["cache"] for r in mine] == ["miss", "exact", "miss"]  # newest first: fetch, hit, miss
+    assert mine[0]["tool"] == "fetch_page" and mine[1]["cost_usd"] == 0 and mine[2]["cost_usd"] == 0.01
+    assert all(set(s) == {"bucket", "provider", "requests", "hits", "spend_usd", "p50_ms"} for s in summary["series"])
+    assert sum(s["requests"] for s in summary["series"] if s["provider"] == "local") == local["requests"]

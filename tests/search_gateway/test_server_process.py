@@ -1,0 +1,105 @@
+"""The gateway as a real process: MCP over streamable HTTP and stdio, bearer token, start-up errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+from ai_llm.common.settings import PROJECT_ROOT
+from tests.conftest import AgentProcesses
+
+TOKEN = "gateway-test-token-0123456789"
+
+
+def _config(tmp_path: Path, text: str = "chain: auto\n") -> str:
+    path = tmp_path / "search_config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await session.call_tool(tool, args)
+    assert not result.isError, result.content
+    return json.loads(result.content[0].text)  # type: ignore[union-attr]
+
+
+async def test_http_tools_cache_and_errors(agent_processes: AgentProcesses, corpus: Path, tmp_path: Path) -> None:
+    child = agent_processes.start("gateway", "ai_llm.search_gateway", health_path="/healthz", env={
+        "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path)})
+    health = httpx.get(child.url + "/healthz").json()  # type: ignore[operator]
+    assert health["chains"]["web"] == ["local"] and health["local_corpus_pages"] == 6 and health["cache"]
+    async with streamablehttp_client(f"{child.url}/mcp") as (read, write, _):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == {"web_search", "news_search", "fetch_page"}
+            assert {"query", "max_results", "time_range", "include_domains", "agent"} <= set(
+                tools["web_search"].inputSchema["properties"])
+            first = await _call(session, "web_search", {"query": "KTX 고속철도 서울 부산", "agent": "web_research"})
+            assert set(first) >= {"query", "results", "provider", "cache", "branch", "latency_ms", "cost_usd",
+                                  "notice"}
+            assert first["cache"] == "miss" and first["results"][0]["url"] == "https://example.kr/ktx"
+            assert set(first["results"][0]) == {"title", "url", "snippet", "source", "score", "published_at"}
+            second = await _call(session, "web_search", {"query": "ktx 고속철도 서울 부산!", "agent": "web_research"})
+            assert second["cache"] == "exact" and second["results"] == first["results"]
+            news = await _call(session, "news_search", {"query": "semiconductor exports", "time_range": "month"})
+            assert news["results"][0]["url"] == "https://news.example.com/chip-exports"
+            page = await _call(session, "fetch_page", {"url": "https://example.org/kimchi"})
+            assert page["title"] == "Kimchi" and "napa cabbage" in page["text"] and page["error"] is None
+            refused = await _call(session, "fetch_page", {"url": "http://127.0.0.1:1/admin"})
+            assert refused["text"] == "" and "refused" in refused["error"]
+            bad = await session.call_tool("web_search", {"query": "   "})
+            assert bad.isError and "query is empty" in bad.content[0].text  # type: ignore[union-attr]
+
+
+async def test_stdio_transport(hub_env: dict[str, str], corpus: Path, tmp_path: Path) -> None:
+    env = {**os.environ, **hub_env, "LOCAL_CORPUS": str(corpus),
+           "SEARCH_CONFIG": _config(tmp_path, "chain: [local]\ncache: {enabled: false}\n"),
+           "PYTHONPATH": str(PROJECT_ROOT)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ai_llm.search_gateway", "--stdio"],
+                                   env=env, cwd=str(PROJECT_ROOT))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            out = await _call(session, "web_search", {"query": "Kimchi fermented vegetables", "max_results": 1})
+    assert [r["url"] for r in out["results"]] == ["https://example.org/kimchi"] and out["provider"] == "local"
+
+
+async def test_token_required_when_configured(agent_processes: AgentProcesses, corpus: Path,
+                                              tmp_path: Path) -> None:
+    child = agent_processes.start("gateway-token", "ai_llm.search_gateway", health_path="/healthz", env={
+        "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path), "HUB_TOKEN": TOKEN})
+    denied = httpx.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert denied.status_code == 401
+    async with streamablehttp_client(f"{child.url}/mcp", headers={"Authorization": f"Bearer {TOKEN}"}) as (r, w, _):
+        async with ClientSession(r, w) as session:
+            await session.initialize()
+            out = await _call(session, "web_search", {"query": "Port of Busan"})
+    assert out["results"][0]["url"] == "https://example.org/busan-port"
+
+
+@pytest.mark.parametrize("config_text,corpus_text,expected", [
+    ("chain: [local, googol]\n", None, r"search_config\.yaml:1: unknown provider 'googol'"),
+    ("chain: auto\n", "{broken\n", r"corpus\.jsonl:1: not valid JSON"),
+])
+def test_bad_configuration_stops_start_up_with_file_and_line(tmp_path: Path, corpus: Path, config_text: str,
+                                                              corpus_text: str | None, expected: str) -> None:
+    if corpus_text is not None:
+        corpus.write_text(corpus_text, encoding="utf-8")
+    env = {**os.environ, "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path, config_text),
+           "DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(PROJECT_ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "ai_llm.search_gateway", "--port", "0"], env=env,
+                          capture_output=True, text=True, timeout=120, cwd=PROJECT_ROOT)
+    assert proc.returncode == 2
+    assert re.search(expected, proc.stderr), proc.stderr
