@@ -37,7 +37,8 @@ async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict
 async def test_http_tools_cache_and_errors(agent_processes: AgentProcesses, corpus: Path, tmp_path: Path) -> None:
     child = agent_processes.start("gateway", "ai_llm.search_gateway", health_path="/healthz", env={
         "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path)})
-    health = httpx.get(child.url + "/healthz").json()  # type: ignore[operator]
+    async with httpx.AsyncClient() as http:
+        health = (await http.get(f"{child.url}/healthz")).json()
     assert health["chains"]["web"] == ["local"] and health["local_corpus_pages"] == 6 and health["cache"]
     async with streamablehttp_client(f"{child.url}/mcp") as (read, write, _):
         async with ClientSession(read, write) as session:
@@ -80,7 +81,8 @@ async def test_token_required_when_configured(agent_processes: AgentProcesses, c
                                               tmp_path: Path) -> None:
     child = agent_processes.start("gateway-token", "ai_llm.search_gateway", health_path="/healthz", env={
         "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path), "HUB_TOKEN": TOKEN})
-    denied = httpx.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    async with httpx.AsyncClient() as http:
+        denied = await http.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert denied.status_code == 401
     async with streamablehttp_client(f"{child.url}/mcp", headers={"Authorization": f"Bearer {TOKEN}"}) as (r, w, _):
         async with ClientSession(r, w) as session:
