@@ -188,6 +188,19 @@ describe('ChatView', () => {
     expect(wrapper.get(tid('error-message')).text()).toContain('에이전트 응답 시간 초과')
   })
 
+  it('keeps the conversation id that comes with an error event', async () => {
+    const { streams } = setupChat()
+    const wrapper = mount(ChatView)
+    await typeAndSend(wrapper, '첫 질문')
+    streams[0].event('error', { message: '시간 초과', conversation_id: 'conv-err' })
+    streams[0].event('done', {})
+    streams[0].close()
+    await settle()
+    expect(localStorage.getItem(CONVERSATION_KEY)).toBe('conv-err')
+    await typeAndSend(wrapper, '다시')
+    expect(streams[1].body.conversation_id).toBe('conv-err')
+  })
+
   it('reports an HTTP error from /api/chat', async () => {
     mockFetch({ 'POST /api/chat': () => jsonResponse({ detail: '메시지가 너무 깁니다' }, 422) })
     const wrapper = mount(ChatView)
