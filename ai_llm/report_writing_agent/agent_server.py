@@ -1,24 +1,32 @@
-"""A2A server of the report_writing agent: card, executor, app."""
+"""A2A server of the report-writing agent: card, executor, app.
+
+`deps.extras` may inject `report_files` (a `FileStoreClient`) for tests; by default reports are saved
+through the file agent at `settings.agent_url('file_management')`.
+"""
 
 from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import AgentReply
+from ai_llm.common.a2a_server import HubAgentExecutor, build_agent_app, make_card
 from ai_llm.common.runtime import HubDeps
+from ai_llm.report_writing_agent.agent import ReportAgent
+from ai_llm.report_writing_agent.file_store_client import FileStoreClient
+from ai_llm.report_writing_agent.report_builder import ReportBuilder
 
 AGENT_NAME = "report_writing"
-DESCRIPTION = "Writes reports (Markdown, DOCX) from earlier steps' results, citing their sources."
-SKILLS = [{"id": "write_report", "name": "보고서 작성", "description": DESCRIPTION, "examples": []}]
+DESCRIPTION = ("Writes a structured report (title, summary, sections, conclusion, references with file+page or "
+               "URL) as Markdown and DOCX from earlier steps' results, citing only their sources; the files are "
+               "saved in the hub's file store and downloadable.")
+SKILLS = [{"id": "write_report", "name": "보고서 작성", "description": DESCRIPTION,
+           "examples": ["위 결과로 보고서 작성해줘", "write a report on the infection prevention guidance"]}]
 
 
 def create_app(deps: HubDeps, url: str) -> Starlette:
-    """The report_writing agent's A2A app (placeholder until its capability lands)."""
-
-    async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
-        await progress("Report writing is not built yet (issue: report-writing agent).", stage="unavailable")
-        return AgentReply(text="Report writing is not built yet (issue: report-writing agent).", data={"status": "error", "error": "not_implemented"})
-
-    card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(deps.settings.hub_token))
-    return build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token)
+    """The report-writing agent's A2A app."""
+    settings = deps.settings
+    files = deps.extras.get("report_files") or FileStoreClient(settings.agent_url("file_management"),
+                                                               token=settings.hub_token)
+    agent = ReportAgent(ReportBuilder(deps.llm), files, settings.ui_language)
+    card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
+    return build_agent_app(card, HubAgentExecutor(AGENT_NAME, agent), token=settings.hub_token)

@@ -1,0 +1,41 @@
+"""Saves report files through the file-management agent's HTTP store (`POST /files?name=`), so they are
+listed, indexed and downloadable like any uploaded file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+
+class ReportSaveError(RuntimeError):
+    """The file agent could not store the report."""
+
+
+class FileStoreClient:
+    """HTTP client of the file agent's `/files` routes.
+
+    Args:
+        url: the file agent's base URL (`settings.agent_url('file_management')`).
+        token: `HUB_TOKEN`.
+    """
+
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 60.0) -> None:
+        self.url = url.rstrip("/")
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.timeout_s = timeout_s
+
+    async def save(self, name: str, content: bytes) -> dict[str, Any]:
+        """Store `content` as `name`; returns the file record."""
+        try:
+            async with httpx.AsyncClient(headers=self.headers, timeout=self.timeout_s) as http:
+                response = await http.post(f"{self.url}/files", params={"name": name}, content=content)
+        except httpx.HTTPError as exc:
+            raise ReportSaveError(f"the file-management agent is unreachable at {self.url}: {exc}") from exc
+        if response.status_code >= 400:
+            try:
+                detail = response.json().get("detail")
+            except ValueError:
+                detail = response.text[:200]
+            raise ReportSaveError(f"the file store refused {name}: {detail}")
+        return response.json()  # type: ignore[no-any-return]

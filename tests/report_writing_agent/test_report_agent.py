@@ -1,0 +1,70 @@
+"""The report agent as a real process: writes a HYBRID report, saves Markdown + DOCX through a real
+file-agent process (which indexes them via a real RAG-contract agent process), links them for download."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import docx
+import httpx
+import pytest
+
+from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.db import Database
+from ai_llm.common.process import Child, stop_child
+from tests.conftest import AgentProcesses
+from tests.file_management_agent.conftest import clear_records, start_test_rag
+from tests.report_writing_agent.report_inputs import PDF_NAME, expected_reference_texts, hybrid_results
+
+
+@pytest.fixture
+def test_rag(tmp_path: Path) -> Iterator[Child]:
+    child = start_test_rag(tmp_path / "rag-logs")
+    yield child
+    stop_child(child)
+
+
+async def test_report_is_saved_listed_and_downloadable(agent_processes: AgentProcesses, test_rag: Child,
+                                                      db: Database) -> None:
+    await clear_records(db)
+    files = agent_processes.start("files", "ai_llm.file_management_agent", env={"RAG_AGENT_URL": test_rag.url or ""})
+    reports = agent_processes.start("report", "ai_llm.report_writing_agent", env={"FILE_AGENT_URL": files.url or ""})
+    agent = RemoteAgent(reports.url or "", name="report_writing")
+    events = []
+
+    async def on_status(event: object) -> None:
+        events.append(event)
+
+    reply = await agent.ask("외래 감염 예방과 손 위생에 대한 보고서 작성해줘\n\n이전 결과:\n(생략)",
+                            data={"skill": "write_report", "previous_results": hybrid_results()}, on_status=on_status)
+    assert reply.status == "ok", reply.text
+    assert [e.stage for e in events] == ["writing", "saving"]
+    assert [f["name"].rsplit(".", 1)[1] for f in reply.data["files"]] == ["md", "docx"]
+    assert {s["type"] for s in reply.data["sources"]} == {"file", "web"}
+    assert reply.data["sources"][0]["file_name"] == PDF_NAME and reply.data["sources"][0]["page_label"] == "p.5–7"
+    for f in reply.data["files"]:
+        assert f"({f['download_url']})" in reply.text and f["download_url"] == f"/api/files/{f['id']}/download"
+    async with httpx.AsyncClient(base_url=files.url or "", timeout=30) as http:
+        listed = {r["id"]: r for r in (await http.get("/files")).json()}
+        md_file, docx_file = reply.data["files"]
+        assert set(listed) == {md_file["id"], docx_file["id"]}
+        assert listed[docx_file["id"]]["content_type"].endswith("wordprocessingml.document")
+        document = docx.Document(io.BytesIO((await http.get(f"/files/{docx_file['id']}/content")).content))
+        text = "\n".join(p.text for p in document.paragraphs)
+        markdown = (await http.get(f"/files/{md_file['id']}/content")).text
+        for reference in expected_reference_texts():
+            assert reference in text and reference in markdown
+        assert document.paragraphs[0].text == reply.data["title"]
+        for _ in range(200):  # the reports are indexed like any upload
+            statuses = {r["index_status"] for r in (await http.get("/files")).json()}
+            if "indexing" not in statuses:
+                break
+            await asyncio.sleep(0.05)
+        assert statuses == {"indexed"}
+
+    empty = await agent.ask("보고서 작성해줘", data={"skill": "write_report", "previous_results": []})
+    assert empty.status == "no_result" and "보고할 내용이 없습니다" in empty.text
+    assert len(empty.data["files"]) == 2 and empty.data["sources"] == []
