@@ -112,9 +112,11 @@ class Settings(BaseSettings):
     rag_chunk_size: int = 800
     rag_chunk_overlap: int = 100
     rag_top_k: int = 10
-    rag_answer_chunks: int = Field(4, description="Best chunks behind an answer and its cited sources.")
-    rag_min_score: float = Field(0.6, description="Relevance (0-1) below which a search is `no_result`.")
-    rag_ef_search: int = Field(100, description="HNSW ef_search: higher = better recall, slower search.")
+    rag_answer_chunks: int = 4  # best chunks behind an answer and its cited sources
+    rag_min_score: float = 0.375  # relevance (0-1) under which a search is `no_result` (calibrated)
+    # Vector similarity for Korean questions; None = only with EMBEDDING_PROVIDER=openai (offline model is English-only).
+    rag_vector_korean: bool | None = None
+    rag_ef_search: int = 100  # HNSW ef_search: higher = better recall, slower search
 
     # --- UI ------------------------------------------------------------------------------
     ui_language: Literal["ko", "en"] = "ko"

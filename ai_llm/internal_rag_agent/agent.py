@@ -1,0 +1,380 @@
+"""The internal-RAG agent's logic: a LangGraph graph.
+
+```
+contextualize_question → intent_router ─┬→ vector_search ─┬→ generate → END
+                                        │                 └→ clarify → END   (context-dependent, no history, nothing found)
+                                        ├→ index_document → END
+                                        ├→ manage_document → END   (delete_document / update_document skills)
+                                        └→ clarify → END
+```
+
+Replies carry text and a structured part (`status`, `sources`, `max_score`, `queries` / `results`); the
+status is decided by retrieval scores, never by phrases.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypedDict
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+
+from ai_llm.common.a2a_server import AgentRequest, Progress
+from ai_llm.common.embeddings import Embeddings
+from ai_llm.common.events import (
+    STATUS_ERROR,
+    STATUS_NEEDS_CLARIFICATION,
+    STATUS_NO_RESULT,
+    STATUS_OK,
+    AgentReply,
+)
+from ai_llm.common.llm import LLM, LocalEngine
+from ai_llm.common.settings import Settings
+from ai_llm.common.text import normalize
+from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
+from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
+from ai_llm.internal_rag_agent.vector_store import VectorStore
+
+log = logging.getLogger(__name__)
+
+AGENT_NAME = "internal_rag"
+
+# --- user-facing phrases (Korean default, English available) ---------------------------------------------
+MESSAGES: dict[str, dict[str, str]] = {
+    "rewriting": {"ko": "🔎 질문을 분석해 검색어를 만드는 중…", "en": "🔎 Rewriting the question into search queries…"},
+    "searching": {"ko": "📚 사내 문서를 {n}개 검색어로 검색 중…", "en": "📚 Searching internal documents with {n} queries…"},
+    "generating": {"ko": "✍️ 찾은 문단 {n}개로 답변을 작성 중…", "en": "✍️ Writing the answer from {n} passages…"},
+    "parsing": {"ko": "📄 '{file_name}' 문서를 읽는 중…", "en": "📄 Reading '{file_name}'…"},
+    "embedding": {"ko": "🧮 '{file_name}': 조각 {chunks}개 임베딩 중…", "en": "🧮 '{file_name}': embedding {chunks} chunks…"},
+    "saving": {"ko": "💾 '{file_name}': 조각 {chunks}개 저장 중…", "en": "💾 '{file_name}': saving {chunks} chunks…"},
+    "no_result": {"ko": "사내 문서에서 관련 내용을 찾지 못했습니다.",
+                  "en": "I could not find anything relevant in the internal documents."},
+    "clarify": {"ko": "어떤 내용을 가리키는지 알 수 없습니다. 대상(문서나 주제)을 넣어 질문을 다시 말씀해 주세요.",
+                "en": "I can't tell what this refers to. Please restate the question with the document or topic."},
+    "clarify_index": {"ko": "색인할 파일이 없습니다. 파일을 업로드하거나 파일 정보를 함께 보내 주세요.",
+                      "en": "No file to index was given. Upload a file or send its details."},
+    "sources": {"ko": "**출처:**", "en": "**Sources:**"},
+    "location": {"ko": "파일 위치", "en": "Location"},
+    "extract_intro": {"ko": "문서에서 찾은 관련 내용입니다:", "en": "Relevant passages from the documents:"},
+    "index_done": {"ko": "색인 결과: 성공 {success}건, 건너뜀 {skipped}건, 실패 {error}건",
+                   "en": "Indexing: {success} indexed, {skipped} skipped, {error} failed"},
+    "deleted": {"ko": "'{ref}' 문서의 색인 조각 {n}개를 삭제했습니다.", "en": "Deleted {n} indexed chunks of '{ref}'."},
+    "updated": {"ko": "'{ref}' 문서의 색인 정보 {n}건을 갱신했습니다.", "en": "Updated {n} indexed chunks of '{ref}'."},
+    "missing_ref": {"ko": "storage_ref가 필요합니다.", "en": "storage_ref is required."},
+}
+
+
+def msg(key: str, language: str, **kwargs: Any) -> str:
+    table = MESSAGES[key]
+    return table.get(language, table["ko"]).format(**kwargs)
+
+
+# --- contextualisation --------------------------------------------------------------------------------
+_ARTIFACT = re.compile(r"\[이전\s*대화\](?P<history>.*?)\[현재\s*질문\]", re.S)
+_PREVIOUS_RESULTS = re.compile(r"\n\s*이전 결과:.*\Z", re.S)
+_KO_REFERENCE = re.compile(r"그것|그거|그게|이것|이거|저것|위에서|위의|방금|아까|앞서|앞에서|해당\s*(문서|내용|파일)|그\s*(문서|내용|파일|부분)")
+_EN_REFERENCE = re.compile(
+    r"\b(above|previous(ly)?|earlier|aforementioned|you (just )?(said|mentioned))\b"
+    r"|\b(about|of|in|explain|summari[sz]e|from|on)\s+(it|that|this|them|those)\s*[?.!]?\s*$"
+    r"|^(and|also|what about|how about)\b|\b(it|that|this|them|those)\s*[?.!]?\s*$",
+    re.IGNORECASE)
+_HISTORY_LINE = re.compile(r"^\s*(user|사용자|agent|assistant|에이전트|AI)\s*[:：]\s*(.*)$", re.I)
+
+
+def strip_artifacts(text: str) -> tuple[str, list[dict[str, str]]]:
+    """Remove `[이전 대화] … [현재 질문]` wrappers and an appended `이전 결과:` block.
+
+    Returns the bare question and any history turns found inside the wrapper.
+    """
+    history: list[dict[str, str]] = []
+    match = _ARTIFACT.search(text)
+    if match:
+        for line in match.group("history").splitlines():
+            m = _HISTORY_LINE.match(line)
+            if m:
+                role = "user" if m.group(1).lower() in ("user", "사용자") else "agent"
+                history.append({"role": role, "text": m.group(2).strip()})
+        text = text[match.end():]
+    text = _PREVIOUS_RESULTS.sub("", text)
+    return normalize(text), history
+
+
+def is_context_dependent(question: str) -> bool:
+    """True when the question points at something said before (그것, 방금, above, it …)."""
+    return bool(_KO_REFERENCE.search(question) or _EN_REFERENCE.search(question))
+
+
+def page_label(pages: Sequence[int]) -> str:
+    """`p.13–15`, `p.3, 7–8`."""
+    ordered = sorted(set(pages))
+    if not ordered:
+        return ""
+    ranges: list[str] = []
+    start = prev = ordered[0]
+    for page in [*ordered[1:], None]:
+        if page is not None and page == prev + 1:
+            prev = page
+            continue
+        ranges.append(f"{start}–{prev}" if prev != start else f"{start}")
+        if page is not None:
+            start = prev = page
+    return "p." + ", ".join(ranges)
+
+
+def group_sources(chunks: Sequence[RankedChunk]) -> list[dict[str, Any]]:
+    """File sources (contract shape), one per document, in rank order, with every cited page."""
+    by_ref: dict[str, dict[str, Any]] = {}
+    for c in chunks:
+        hit = c.hit
+        entry = by_ref.setdefault(hit.storage_ref, {
+            "type": "file", "file_name": hit.file_name, "file_id": hit.file_id, "storage_ref": hit.storage_ref,
+            "pages": [], "page_label": "", "file_url": hit.file_url, "score": 0.0})
+        entry["pages"] = sorted(set(entry["pages"]) | set(hit.pages))
+        entry["score"] = round(max(entry["score"], c.relevance), 4)
+    for entry in by_ref.values():
+        entry["page_label"] = page_label(entry["pages"])
+    return list(by_ref.values())
+
+
+def source_section(sources: Sequence[dict[str, Any]], language: str) -> str:
+    lines = [msg("sources", language)]
+    for s in sources:
+        label = f" ({s['page_label']})" if s["page_label"] else ""
+        lines.append(f"- **{s['file_name'] or s['storage_ref']}**{label}")
+        if s.get("file_url"):
+            lines.append(f"  {msg('location', language)}: {s['file_url']}")
+    return "\n".join(lines)
+
+
+# --- graph state ----------------------------------------------------------------------------------------
+class RagState(TypedDict, total=False):
+    """State flowing through the graph."""
+
+    text: str
+    data: dict[str, Any]
+    history: list[dict[str, str]]
+    language: str
+    question: str
+    context_dependent: bool
+    rewritten: bool
+    intent: str
+    outcome: SearchOutcome
+    reply: AgentReply
+
+
+ProgressFn = Callable[..., Awaitable[None]]
+
+
+def _progress(config: RunnableConfig) -> ProgressFn:
+    fn = (config.get("configurable") or {}).get("progress")
+    if fn is None:
+        async def silent(*_: Any, **__: Any) -> None:
+            return None
+        return silent
+    return fn  # type: ignore[no-any-return]
+
+
+INDEX_WORDS = re.compile(r"색인|인덱싱|인덱스|임베딩|\bindex(ing)?\b|\bingest\b", re.I)
+
+
+class RagAgent:
+    """Internal-document RAG: indexing and page-cited answers.
+
+    Args:
+        store: vector store adapter.
+        embeddings: embedding port.
+        llm: online `OpenAIChat` or the offline `LocalEngine`.
+        settings: hub settings (rag_* fields, MAX_UPLOAD_MB, UI_LANGUAGE).
+    """
+
+    def __init__(self, store: VectorStore, embeddings: Embeddings, llm: LLM | LocalEngine,
+                 settings: Settings) -> None:
+        self.store = store
+        self.embeddings = embeddings
+        self.llm = llm
+        self.settings = settings
+        self.search_service = RagSearchService(store, embeddings, llm, settings)
+        self.indexing = IndexingService(store, embeddings, settings)
+        self.offline = llm if isinstance(llm, LocalEngine) else LocalEngine(embeddings)
+        self.graph = self._build()
+
+    def _build(self) -> Any:
+        graph = StateGraph(RagState)
+        graph.add_node("contextualize_question", self.contextualize_question)
+        graph.add_node("intent_router", self.intent_router)
+        graph.add_node("vector_search", self.vector_search)
+        graph.add_node("generate", self.generate)
+        graph.add_node("index_document", self.index_document)
+        graph.add_node("manage_document", self.manage_document)
+        graph.add_node("clarify", self.clarify)
+        graph.add_edge(START, "contextualize_question")
+        graph.add_edge("contextualize_question", "intent_router")
+        graph.add_conditional_edges("intent_router", lambda s: s["intent"], {
+            "search": "vector_search", "index": "index_document", "delete": "manage_document",
+            "update": "manage_document", "clarify": "clarify", "clarify_index": "clarify"})
+        graph.add_conditional_edges("vector_search", self._after_search, {"generate": "generate", "clarify": "clarify"})
+        for node in ("generate", "index_document", "manage_document", "clarify"):
+            graph.add_edge(node, END)
+        return graph.compile()
+
+    # -- entry point -------------------------------------------------------------------------------
+    async def run(self, request: AgentRequest, progress: Progress | ProgressFn | None = None) -> AgentReply:
+        """Run the graph for one A2A request."""
+        return (await self.run_state(request, progress))["reply"]
+
+    async def run_state(self, request: AgentRequest, progress: Progress | ProgressFn | None = None) -> RagState:
+        """Run the graph; the final state (reply, search outcome) — the evaluation reads the cited chunks."""
+        language = str(request.data.get("language") or self.settings.ui_language)
+        history = request.data.get("history") or request.history
+        state: RagState = {"text": request.text, "data": dict(request.data), "language": language,
+                           "history": [h for h in history if isinstance(h, dict)]}
+        final: RagState = await self.graph.ainvoke(state, config={"configurable": {"progress": progress}})
+        return final
+
+    # -- nodes ---------------------------------------------------------------------------------------
+    async def contextualize_question(self, state: RagState, config: RunnableConfig) -> RagState:
+        """Strip wrappers, detect references to earlier turns, rewrite with history when there is some."""
+        question, wrapped_history = strip_artifacts(state.get("text", ""))
+        history = state.get("history") or wrapped_history
+        dependent = is_context_dependent(question)
+        rewritten = False
+        if dependent and history and question:
+            previous = [h.get("text", "") for h in history if h.get("role") == "user" and h.get("text")]
+            if previous:
+                question = await self._standalone(question, history, previous[-1])
+                rewritten = True
+        return {"question": question, "context_dependent": dependent, "rewritten": rewritten, "history": history}
+
+    async def _standalone(self, question: str, history: list[dict[str, str]], last_user: str) -> str:
+        if getattr(self.llm, "online", False):
+            turns = "\n".join(f"{h.get('role')}: {h.get('text', '')[:500]}" for h in history[-6:])
+            try:
+                text = await self.llm.chat([
+                    {"role": "system", "content": "Rewrite the user's last question into one stand-alone question "
+                     "using the conversation. Keep its language. Reply with the question only."},
+                    {"role": "user", "content": f"Conversation:\n{turns}\n\nQuestion: {question}"}],
+                    purpose="rag_contextualize")
+                if text.strip():
+                    return normalize(text)
+            except Exception as exc:
+                log.warning("contextualize via LLM failed, using rules: %s", exc)
+        # Offline: prefix the key nouns of the previous question (what "it/그것" refers to).
+        topic = self.offline.rewrite_query(strip_artifacts(last_user)[0])
+        return normalize(f"{topic} {question}")
+
+    async def intent_router(self, state: RagState) -> RagState:
+        """`search` vs `index` (plus the file agent's delete/update skills)."""
+        data = state.get("data") or {}
+        skill = str(data.get("skill") or "")
+        if skill == "delete_document":
+            return {"intent": "delete"}
+        if skill == "update_document":
+            return {"intent": "update"}
+        if skill == "index_document" or data.get("documents"):
+            return {"intent": "index" if data.get("documents") else "clarify_index"}
+        question = state.get("question", "")
+        if not skill and INDEX_WORDS.search(question) and len(question) < 60 and "?" not in question:
+            return {"intent": "clarify_index"}
+        if not question:
+            return {"intent": "clarify"}
+        return {"intent": "search"}
+
+    async def vector_search(self, state: RagState, config: RunnableConfig) -> RagState:
+        progress = _progress(config)
+        language = state["language"]
+        await progress(msg("rewriting", language), stage="rewriting", progress=0.1)
+        queries = await self.search_service.make_queries(state["question"])
+        await progress(msg("searching", language, n=len(queries)), stage="searching", progress=0.4,
+                       data={"queries": queries})
+        outcome = await self.search_service.search(state["question"], queries=queries)
+        return {"outcome": outcome}
+
+    def _after_search(self, state: RagState) -> str:
+        outcome = state["outcome"]
+        found = outcome.max_score >= self.settings.rag_min_score
+        if not found and state.get("context_dependent") and not state.get("rewritten"):
+            return "clarify"
+        return "generate"
+
+    async def generate(self, state: RagState, config: RunnableConfig) -> RagState:
+        """Answer only from retrieved chunks, then the source section."""
+        outcome = state["outcome"]
+        language = state["language"]
+        data: dict[str, Any] = {"queries": outcome.queries, "max_score": outcome.max_score}
+        if outcome.max_score < self.settings.rag_min_score or not outcome.chunks:
+            data.update(status=STATUS_NO_RESULT, sources=[])
+            return {"reply": AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)}
+        chunks = outcome.chunks[: self.settings.rag_answer_chunks]
+        await _progress(config)(msg("generating", language, n=len(chunks)), stage="generating", progress=0.8)
+        answer = await self._answer(state["question"], chunks, language)
+        sources = group_sources(chunks)
+        data.update(status=STATUS_OK, sources=sources)
+        text = f"{answer}\n\n{source_section(sources, language)}"
+        return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME)}
+
+    async def _answer(self, question: str, chunks: Sequence[RankedChunk], language: str) -> str:
+        if getattr(self.llm, "online", False):
+            context = "\n\n".join(f"[{c.hit.file_name} {page_label(c.hit.pages)}]\n{c.hit.content}" for c in chunks)
+            answer_language = "Korean" if language == "ko" else "English"
+            try:
+                text = await self.llm.chat([
+                    {"role": "system", "content": "Answer the question using only the context passages. If they "
+                     "do not contain the answer, say that the documents do not say. Do not add outside facts. "
+                     f"Answer in {answer_language}, concisely."},
+                    {"role": "user", "content": f"Context:\n{context}\n\nQuestion: {question}"}],
+                    purpose="rag_generate")
+                if text.strip():
+                    return text.strip()
+            except Exception as exc:
+                log.warning("LLM answer failed, answering extractively: %s", exc)
+        passages = [c.hit.content for c in chunks]
+        quoted = self.offline.extract_answer(question, passages, max_sentences=3)
+        if not quoted:
+            quoted = normalize(re.sub(r"\[페이지 \d+\]", " ", passages[0]))[:400]
+        return f"{msg('extract_intro', language)}\n\n> {quoted}"
+
+    async def index_document(self, state: RagState, config: RunnableConfig) -> RagState:
+        progress = _progress(config)
+        language = state["language"]
+        raw_docs = (state.get("data") or {}).get("documents") or []
+        docs = [DocumentInput.from_dict(d) for d in raw_docs if isinstance(d, dict)]
+
+        async def on_progress(stage: str, info: dict[str, Any]) -> None:
+            await progress(msg(stage, language, **{"chunks": 0, **info}), stage=stage, data=info)
+
+        results = await self.indexing.index_many(docs, on_progress)
+        counts = {s: sum(1 for r in results if r.status == s) for s in ("success", "skipped", "error")}
+        status = STATUS_ERROR if results and counts["error"] == len(results) else STATUS_OK
+        lines = [msg("index_done", language, **counts)]
+        for r in results:
+            detail = f"{r.chunks} chunks" if r.status == "success" else (r.reason or "")
+            lines.append(f"- {r.file_name}: {r.status} ({detail})")
+        return {"reply": AgentReply(text="\n".join(lines), agent=AGENT_NAME,
+                                    data={"status": status, "results": [r.to_dict() for r in results]})}
+
+    async def manage_document(self, state: RagState) -> RagState:
+        data = state.get("data") or {}
+        language = state["language"]
+        ref = str(data.get("storage_ref") or "")
+        if not ref:
+            return {"reply": AgentReply(text=msg("missing_ref", language), agent=AGENT_NAME,
+                                        data={"status": STATUS_ERROR, "error": "storage_ref is required"})}
+        if state["intent"] == "delete":
+            n = await self.indexing.delete(ref)
+            return {"reply": AgentReply(text=msg("deleted", language, ref=ref, n=n), agent=AGENT_NAME,
+                                        data={"status": STATUS_OK, "deleted_chunks": n})}
+        n = await self.indexing.update(ref, data.get("file_name"), data.get("file_url"))
+        return {"reply": AgentReply(text=msg("updated", language, ref=ref, n=n), agent=AGENT_NAME,
+                                    data={"status": STATUS_OK, "updated_chunks": n})}
+
+    async def clarify(self, state: RagState) -> RagState:
+        language = state["language"]
+        key = "clarify_index" if state.get("intent") == "clarify_index" else "clarify"
+        outcome = state.get("outcome")
+        data: dict[str, Any] = {"status": STATUS_NEEDS_CLARIFICATION, "sources": [],
+                                "max_score": outcome.max_score if outcome else 0.0,
+                                "queries": outcome.queries if outcome else []}
+        return {"reply": AgentReply(text=msg(key, language), data=data, agent=AGENT_NAME)}

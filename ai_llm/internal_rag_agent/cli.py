@@ -1,0 +1,147 @@
+"""`hub index`, `hub reindex`, `hub eval rag`, `hub bench rag`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ai_llm.common.settings import Settings, get_settings
+
+
+def _emit(payload: dict[str, Any], as_json: bool, text: str | None = None) -> None:
+    if as_json or text is None:
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+    else:
+        typer.echo(text)
+
+
+def _documents(paths: list[Path]) -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    for path in paths:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for f in files:
+            resolved = f.resolve()
+            docs.append({"storage_ref": str(resolved), "file_name": f.name, "path": str(resolved),
+                         "file_url": resolved.as_uri() if resolved.exists() else None})
+    return docs
+
+
+async def _index_local(settings: Settings, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    from ai_llm.common.a2a_server import AgentRequest
+    from ai_llm.common.runtime import HubDeps
+    from ai_llm.internal_rag_agent.agent import RagAgent
+    from ai_llm.internal_rag_agent.vector_store import make_vector_store
+
+    deps = HubDeps.from_settings(settings)
+    try:
+        db = None if settings.supabase_url else await deps.open_db()
+        agent = RagAgent(make_vector_store(settings, db), deps.embeddings, deps.llm, settings)
+
+        async def show(message: str, **_: Any) -> None:
+            typer.echo(message, err=True)
+
+        reply = await agent.run(AgentRequest(text="index", data={"skill": "index_document", "documents": docs}),
+                                show)
+        return {"text": reply.text, "data": reply.data}
+    finally:
+        await deps.close()
+
+
+async def _index_remote(settings: Settings, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    from ai_llm.common.a2a_client import RemoteAgent
+    from ai_llm.common.events import StatusEvent
+
+    remote = RemoteAgent(settings.agent_url("internal_rag"), token=settings.hub_token,
+                         timeout_s=max(settings.agent_timeout_s, 600), name="internal_rag")
+
+    async def on_status(event: StatusEvent) -> None:
+        typer.echo(event.message, err=True)
+
+    reply = await remote.ask("index", data={"skill": "index_document", "documents": docs}, on_status=on_status)
+    return {"text": reply.text, "data": reply.data}
+
+
+def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
+    """Add the internal-RAG commands to the `hub` CLI."""
+
+    @app.command("index")
+    def index(
+        paths: Annotated[list[Path], typer.Argument(help="files or folders to index")],
+        local: Annotated[bool, typer.Option("--local", help="index in this process instead of through the "
+                                                            "running RAG agent")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+    ) -> None:
+        """Index documents (PDF, txt, md, docx) through the RAG agent (or in-process with --local)."""
+        settings = get_settings()
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            typer.echo(f"not found: {', '.join(missing)}", err=True)
+            raise typer.Exit(2)
+        docs = _documents(paths)
+        if local:
+            result = asyncio.run(_index_local(settings, docs))
+        else:
+            from ai_llm.common.a2a_client import RemoteAgentError
+
+            try:
+                result = asyncio.run(_index_remote(settings, docs))
+            except RemoteAgentError as exc:
+                typer.echo(f"error: {exc} (start the hub with `hub up`, or use --local)", err=True)
+                raise typer.Exit(1) from exc
+        _emit(result["data"], as_json, result["text"])
+        results = result["data"].get("results") or []
+        if results and all(r.get("status") == "error" for r in results):
+            raise typer.Exit(1)
+
+    @app.command("reindex")
+    def reindex(
+        as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+    ) -> None:
+        """Re-embed every stored chunk with the configured embedding model (after changing the model)."""
+        from ai_llm.internal_rag_agent.reindex import reindex_all
+
+        settings = get_settings()
+        if settings.supabase_url:
+            typer.echo("reindex runs against Postgres (DATABASE_URL or the embedded one); for Supabase run it "
+                       "with DATABASE_URL set to the project's connection string.", err=True)
+            raise typer.Exit(2)
+        result = asyncio.run(reindex_all(settings, progress=lambda m: typer.echo(m, err=True)))
+        _emit(result, as_json, f"re-embedded {result['chunks']} chunks with {result['embedding_model']} "
+                               f"({result['dimension']} dims)")
+
+    @eval_app.command("rag")
+    def eval_rag(
+        docs: Annotated[Path, typer.Option(help="folder of PDFs to index (e.g. ../shared/eval-data/pdfs)")],
+        qa: Annotated[Path, typer.Option(help="QA JSONL: {id, file, question, answer, pages}")],
+        details: Annotated[bool, typer.Option(help="include per-question rows")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    ) -> None:
+        """Index the PDFs into a temporary database and score page recall, evidence and no-answer handling."""
+        from ai_llm.internal_rag_agent.evaluation import run_rag_eval
+
+        if not docs.is_dir() or not qa.is_file():
+            typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
+            raise typer.Exit(2)
+        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details))
+        _emit(result, True if as_json else False,
+              None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items() if k != "items"))
+
+    @bench_app.command("rag")
+    def bench_rag(
+        docs: Annotated[Path | None, typer.Option(help="PDFs for the indexing benchmark (default: the shared "
+                                                       "eval PDFs when present)")] = None,
+        chunks: Annotated[int, typer.Option(help="synthetic chunks for HNSW vs exact scan")] = 100_000,
+        insert_chunks: Annotated[int, typer.Option(help="chunks for batched vs per-row insert")] = 1000,
+        queries: Annotated[int, typer.Option(help="queries per latency measurement")] = 20,
+        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    ) -> None:
+        """Indexing throughput, batched insert, multi-query latency, HNSW vs exact scan (ratios, one run)."""
+        from ai_llm.internal_rag_agent.benchmark import run_rag_bench
+
+        result = asyncio.run(run_rag_bench(get_settings(), docs, chunks, insert_chunks, queries))
+        _emit(result, True if as_json else False,
+              None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items()))

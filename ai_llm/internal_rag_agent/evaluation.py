@@ -1,0 +1,176 @@
+"""`hub eval rag`: index real PDFs, ask a QA set through the agent graph, score retrieval and no-answer handling.
+
+QA format (JSONL): `{"id", "file", "question", "answer", "pages"}`; `answer: null` marks an unanswerable
+question, which must come back `no_result`. Metrics:
+
+* `page_recall` — answerable questions whose cited sources include the expected file and one expected page;
+* `answer_evidence_hit` — answerable questions whose cited chunks contain the gold answer span
+  (lower-cased, NFKC, all whitespace removed, as in benchmarks/data/README.md);
+* `answer_hit` — the same test on the answer text itself;
+* `no_answer_accuracy` — unanswerable questions answered `no_result`;
+* `false_no_result` — answerable questions wrongly answered `no_result`;
+* latency per question (mean, p50, p95).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import tempfile
+import time
+import unicodedata
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ai_llm.common.a2a_server import AgentRequest, free_port
+from ai_llm.common.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
+from ai_llm.common.events import STATUS_NO_RESULT
+from ai_llm.common.llm import make_llm
+from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.settings import Settings
+from ai_llm.internal_rag_agent.agent import RagAgent
+from ai_llm.internal_rag_agent.indexing_service import DocumentInput
+from ai_llm.internal_rag_agent.vector_store import PgVectorStore
+
+
+@dataclass
+class RagEnvironment:
+    """A self-contained RAG stack: temp embedded Postgres, embedding server (when local), the agent."""
+
+    settings: Settings
+    db: Database
+    agent: RagAgent
+    embedding_child: Child | None
+
+
+@asynccontextmanager
+async def rag_environment(base: Settings, work_dir: Path | None = None) -> AsyncIterator[RagEnvironment]:
+    """Start what the RAG agent needs in a temporary directory and clean everything up afterwards.
+
+    The embedded Postgres always runs in the temp dir (an evaluation must not touch the hub's own index);
+    a local embedding server is started on an ephemeral port unless `EMBEDDING_URL` points at one.
+    """
+    with tempfile.TemporaryDirectory(prefix="hub-rag-") as tmp:
+        root = work_dir or Path(tmp)
+        server, url = start_embedded_postgres(root / "pg")
+        child: Child | None = None
+        db: Database | None = None
+        embeddings = None
+        try:
+            overrides: dict[str, Any] = {"database_url": url, "data_dir": root / "data", "supabase_url": None,
+                                         "supabase_key": None}
+            if base.embedding_provider == "local" and not base.embedding_url:
+                port = free_port()
+                child = start_module("embedding_server", "ai_llm.embedding_server", ["--port", str(port)],
+                                     {"HUB_TOKEN": base.hub_token or ""}, root / "logs")
+                wait_http(f"http://127.0.0.1:{port}/healthz", child, timeout_s=120)
+                overrides["embedding_url"] = f"http://127.0.0.1:{port}/v1"
+            settings = base.model_copy(update=overrides)
+            embeddings = make_embeddings(settings)
+            await embeddings.embed(["warm-up"])  # the model loads on the first request
+            await migrate(url, embeddings.model, embeddings.dimension or KNOWN_DIMENSIONS.get(embeddings.model, 0))
+            db = await Database(url).open()
+            agent = RagAgent(PgVectorStore(db, settings.rag_ef_search), embeddings, make_llm(settings, embeddings),
+                             settings)
+            yield RagEnvironment(settings, db, agent, child)
+        finally:
+            if db is not None:
+                await db.close()
+            if embeddings is not None:
+                await embeddings.close()
+            if child is not None:
+                stop_child(child)
+            server.cleanup()
+
+
+def normalize_span(text: str) -> str:
+    """Lower-case, NFKC, all whitespace removed (how gold spans are matched)."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def load_qa(path: Path) -> list[dict[str, Any]]:
+    items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for item in items:
+        missing = {"id", "question", "answer", "pages"} - set(item)
+        if missing:
+            raise ValueError(f"{path}: QA item {item.get('id')!r} lacks {sorted(missing)}")
+    return items
+
+
+async def index_directory(agent: RagAgent, docs_dir: Path) -> list[dict[str, Any]]:
+    """Index every PDF of `docs_dir` (storage_ref = file name)."""
+    files = sorted(p for p in await asyncio.to_thread(lambda: list(docs_dir.iterdir()))
+                   if p.suffix.lower() == ".pdf")
+    docs = [DocumentInput(storage_ref=p.name, file_name=p.name, path=str(p), file_url=f"file://{p}") for p in files]
+    return [r.to_dict() for r in await agent.indexing.index_many(docs)]
+
+
+async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = False) -> dict[str, Any]:
+    """Ask every question through the agent graph and score the replies."""
+    per_item: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    for item in qa:
+        started = time.perf_counter()
+        state = await agent.run_state(AgentRequest(text=item["question"], data={"language": "ko"}))
+        latencies.append((time.perf_counter() - started) * 1000)
+        reply = state["reply"]
+        sources = reply.data.get("sources") or []
+        outcome = state.get("outcome")
+        cited = outcome.chunks[: agent.settings.rag_answer_chunks] if outcome else []
+        row: dict[str, Any] = {"id": item["id"], "status": reply.data.get("status"),
+                               "max_score": reply.data.get("max_score"),
+                               "cited": [(s["file_name"], s["pages"]) for s in sources]}
+        if item["answer"] is None:
+            row["correct_no_answer"] = reply.data.get("status") == STATUS_NO_RESULT
+        else:
+            expected = set(item["pages"])
+            row["page_hit"] = any(s["file_name"] == item["file"] and expected & set(s["pages"]) for s in sources)
+            gold = normalize_span(item["answer"])
+            evidence = normalize_span(" ".join(c.hit.content for c in cited)) if sources else ""
+            row["evidence_hit"] = bool(gold) and gold in evidence
+            row["answer_hit"] = bool(gold) and gold in normalize_span(reply.text)
+            row["false_no_result"] = reply.data.get("status") == STATUS_NO_RESULT
+        per_item.append(row)
+    answerable = [r for r in per_item if "page_hit" in r]
+    negatives = [r for r in per_item if "correct_no_answer" in r]
+
+    def share(rows: list[dict[str, Any]], key: str) -> float:
+        return round(sum(1 for r in rows if r[key]) / len(rows), 4) if rows else 0.0
+
+    ordered = sorted(latencies)
+    result: dict[str, Any] = {
+        "questions": len(per_item), "answerable": len(answerable), "unanswerable": len(negatives),
+        "page_recall": share(answerable, "page_hit"),
+        "answer_evidence_hit": share(answerable, "evidence_hit"),
+        "answer_hit": share(answerable, "answer_hit"),
+        "no_answer_accuracy": share(negatives, "correct_no_answer"),
+        "false_no_result": share(answerable, "false_no_result"),
+        "mean_latency_ms": round(statistics.fmean(latencies), 1) if latencies else 0.0,
+        "p50_latency_ms": round(ordered[len(ordered) // 2], 1) if ordered else 0.0,
+        "p95_latency_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1) if ordered else 0.0,
+        "min_score_threshold": agent.settings.rag_min_score,
+        "llm": "online" if agent.settings.llm_online else "offline",
+        "embedding_model": agent.settings.embedding_model_name,
+    }
+    if details:
+        result["items"] = per_item
+    return result
+
+
+async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: bool = False) -> dict[str, Any]:
+    """The whole `hub eval rag` run."""
+    qa = load_qa(qa_path)
+    async with rag_environment(base) as env:
+        started = time.perf_counter()
+        indexed = await index_directory(env.agent, docs_dir)
+        index_s = time.perf_counter() - started
+        result = await evaluate(env.agent, qa, details)
+    result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason")} for r in indexed]
+    result["index_seconds"] = round(index_s, 2)
+    return result

@@ -1,0 +1,88 @@
+"""`hub reindex`: re-embed every stored chunk with the configured embedding model.
+
+Used after changing `EMBEDDING_PROVIDER`/`EMBEDDING_MODEL` (the database refuses to start with a model other
+than the one recorded; its error names this command). Every chunk is embedded first, then one transaction
+swaps the vectors in — altering the column and rebuilding the HNSW index when the dimension changes — and the
+new model is recorded with `set_embedding_meta`. Run it while the hub is stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from pgvector import Vector
+from pgvector.psycopg import register_vector_async
+from psycopg.rows import dict_row
+
+from ai_llm.common.db import EmbeddingMismatchError, migrate, resolve_database_url, set_embedding_meta
+from ai_llm.common.embeddings import Embeddings, make_embeddings
+from ai_llm.common.settings import Settings
+
+BATCH = 256
+HNSW_INDEX = "document_chunks_embedding_hnsw"
+
+
+async def _column_dimension(conn: psycopg.AsyncConnection[Any]) -> int:
+    cur = await conn.execute("SELECT atttypmod FROM pg_attribute WHERE attrelid = 'document_chunks'::regclass "
+                             "AND attname = 'embedding'")
+    row = await cur.fetchone()
+    return int(row["atttypmod"]) if row else 0  # type: ignore[call-overload]
+
+
+async def reindex_database(url: str, embeddings: Embeddings,
+                           progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Re-embed every chunk in the database at `url` with `embeddings`."""
+    say = progress or (lambda _m: None)
+    probe = await embeddings.embed(["dimension probe"])
+    dimension = len(probe[0])
+    try:  # a fresh database: create the schema for this model first
+        await migrate(url, embeddings.model, dimension)
+    except EmbeddingMismatchError:
+        pass  # the expected case: the recorded model differs and we are here to fix it
+    async with await psycopg.AsyncConnection.connect(url, row_factory=dict_row) as conn:
+        await register_vector_async(conn)
+        cur = await conn.execute("SELECT id, content FROM document_chunks ORDER BY id")
+        rows = await cur.fetchall()
+        old_dimension = await _column_dimension(conn)
+        say(f"re-embedding {len(rows)} chunks with {embeddings.model} ({dimension} dims; was {old_dimension})")
+        vectors: list[list[float]] = []
+        for start in range(0, len(rows), BATCH):
+            vectors.extend(await embeddings.embed([r["content"] for r in rows[start:start + BATCH]]))
+            say(f"{min(start + BATCH, len(rows))}/{len(rows)}")
+        await conn.commit()
+        async with conn.transaction():
+            changed = old_dimension != dimension
+            if changed:
+                await conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+                await conn.execute("ALTER TABLE document_chunks ALTER COLUMN embedding DROP NOT NULL")
+                await conn.execute(f"ALTER TABLE document_chunks ALTER COLUMN embedding TYPE vector({dimension}) "
+                                   "USING NULL")
+            await conn.execute(f"CREATE TEMP TABLE reindex_vectors (id bigint PRIMARY KEY, "
+                               f"embedding vector({dimension})) ON COMMIT DROP")
+            async with conn.cursor().copy("COPY reindex_vectors (id, embedding) FROM STDIN") as copy:
+                for row, vector in zip(rows, vectors, strict=True):
+                    await copy.write_row((row["id"], Vector(vector)))
+            await conn.execute("UPDATE document_chunks c SET embedding = r.embedding, updated_at = now() "
+                               "FROM reindex_vectors r WHERE c.id = r.id")
+            if changed:
+                await conn.execute("DELETE FROM document_chunks WHERE embedding IS NULL")  # rows added meanwhile
+                await conn.execute("ALTER TABLE document_chunks ALTER COLUMN embedding SET NOT NULL")
+                await conn.execute(f"CREATE INDEX {HNSW_INDEX} ON document_chunks "
+                                   "USING hnsw (embedding vector_cosine_ops)")
+    await set_embedding_meta(url, embeddings.model, dimension)
+    return {"chunks": len(rows), "embedding_model": embeddings.model, "dimension": dimension,
+            "previous_dimension": old_dimension, "index_rebuilt": old_dimension != dimension}
+
+
+async def reindex_all(settings: Settings, progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """`hub reindex` with the configured database and embedding model."""
+    url, server = await asyncio.to_thread(resolve_database_url, settings)
+    embeddings = make_embeddings(settings)
+    try:
+        return await reindex_database(url, embeddings, progress)
+    finally:
+        await embeddings.close()
+        del server  # the embedded server stops when its last user goes

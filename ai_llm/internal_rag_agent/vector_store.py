@@ -1,0 +1,215 @@
+"""Vector-store port and its adapters: Postgres + pgvector (embedded or `DATABASE_URL`) and Supabase (RPC).
+
+Both adapters use the same SQL schema and functions (`ai_llm/common/migrations/0002_documents.sql`):
+`match_documents` for vector search, `keyword_match_documents` for full-text search over the Korean-friendly
+token column. The pgvector adapter writes with one `COPY` inside one transaction; the Supabase adapter calls
+`replace_document_chunks`, a SQL function (one transaction per call), because PostgREST cannot span requests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pgvector import Vector
+
+from ai_llm.common.db import Database
+from ai_llm.common.settings import Settings
+
+CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
+                 "embedding", "content_hash")
+
+
+class VectorStoreError(RuntimeError):
+    """The vector store failed (connection, SQL, RPC)."""
+
+
+@dataclass
+class StoredChunk:
+    """A chunk as written to the store."""
+
+    storage_ref: str
+    chunk_index: int
+    content: str
+    pages: list[int]
+    tokens: str
+    embedding: list[float]
+    content_hash: str
+    file_name: str = ""
+    file_id: str | None = None
+    file_url: str | None = None
+
+
+@dataclass
+class ChunkHit:
+    """A chunk found by a search; `score` is cosine similarity (vector) or ts_rank (keyword)."""
+
+    storage_ref: str
+    chunk_index: int
+    content: str
+    pages: list[int]
+    score: float
+    file_name: str = ""
+    file_id: str | None = None
+    file_url: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.storage_ref}:{self.chunk_index}"
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], score_key: str) -> ChunkHit:
+        return cls(storage_ref=row["storage_ref"], chunk_index=int(row["chunk_index"]), content=row["content"],
+                   pages=[int(p) for p in (row.get("pages") or [])], score=float(row[score_key]),
+                   file_name=row.get("file_name") or "", file_id=row.get("file_id"), file_url=row.get("file_url"))
+
+
+class VectorStore(Protocol):
+    """What the indexing and search services need from a store."""
+
+    async def content_hash(self, storage_ref: str) -> str | None:
+        """Hash of the content indexed under `storage_ref`, or None."""
+        ...
+
+    async def replace_document(self, storage_ref: str, chunks: Sequence[StoredChunk]) -> int:
+        """Atomically replace every chunk of `storage_ref` with `chunks`; returns rows written."""
+        ...
+
+    async def delete_document(self, storage_ref: str) -> int:
+        ...
+
+    async def update_document(self, storage_ref: str, file_name: str | None, file_url: str | None) -> int:
+        ...
+
+    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0) -> list[ChunkHit]:
+        ...
+
+    async def keyword_search(self, tokens: Sequence[str], k: int) -> list[ChunkHit]:
+        ...
+
+
+class PgVectorStore:
+    """Postgres + pgvector through the hub's async pool.
+
+    Args:
+        db: an open `Database` (migrated).
+        ef_search: HNSW `ef_search` set for each vector search.
+    """
+
+    def __init__(self, db: Database, ef_search: int = 100) -> None:
+        self.db = db
+        self.ef_search = ef_search
+
+    async def content_hash(self, storage_ref: str) -> str | None:
+        row = await self.db.fetchone("SELECT document_content_hash(%s) AS h", (storage_ref,))
+        return row["h"] if row else None
+
+    async def replace_document(self, storage_ref: str, chunks: Sequence[StoredChunk]) -> int:
+        async with self.db.connection() as conn, conn.transaction():
+            # Serialise writers of the same document so concurrent re-uploads cannot interleave.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (storage_ref,))
+            await conn.execute("DELETE FROM document_chunks WHERE storage_ref = %s", (storage_ref,))
+            cur = conn.cursor()
+            async with cur.copy(f"COPY document_chunks ({', '.join(CHUNK_COLUMNS)}) FROM STDIN") as copy:
+                for c in chunks:
+                    await copy.write_row((storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
+                                          c.content, c.pages, c.tokens, Vector(c.embedding), c.content_hash))
+        return len(chunks)
+
+    async def delete_document(self, storage_ref: str) -> int:
+        row = await self.db.fetchone("SELECT delete_document_chunks(%s) AS n", (storage_ref,))
+        return int(row["n"]) if row else 0
+
+    async def update_document(self, storage_ref: str, file_name: str | None, file_url: str | None) -> int:
+        row = await self.db.fetchone("SELECT update_document_meta(%s, %s, %s) AS n",
+                                     (storage_ref, file_name, file_url))
+        return int(row["n"]) if row else 0
+
+    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0) -> list[ChunkHit]:
+        async with self.db.connection() as conn, conn.transaction():
+            await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
+            cur = await conn.execute("SELECT * FROM match_documents(%s, %s, %s)",
+                                     (Vector(list(embedding)), threshold, k))
+            rows = await cur.fetchall()
+        return [ChunkHit.from_row(row, "similarity") for row in rows]  # type: ignore[arg-type]
+
+    async def keyword_search(self, tokens: Sequence[str], k: int) -> list[ChunkHit]:
+        if not tokens:
+            return []
+        rows = await self.db.fetch("SELECT * FROM keyword_match_documents(%s, %s)", (" ".join(tokens), k))
+        return [ChunkHit.from_row(row, "rank") for row in rows]
+
+
+class SupabaseVectorStore:
+    """Supabase (PostgREST) through the `supabase` client; every operation is an RPC of the shared schema.
+
+    Args:
+        url: `SUPABASE_URL`.
+        key: `SUPABASE_KEY` (service-role key for writes).
+    """
+
+    def __init__(self, url: str, key: str) -> None:
+        self.url = url
+        self.key = key
+        self._client: Any = None
+
+    async def _rpc(self, fn: str, params: dict[str, Any]) -> Any:
+        from postgrest.exceptions import APIError
+        from supabase import acreate_client
+
+        if self._client is None:
+            self._client = await acreate_client(self.url, self.key)
+        try:
+            response = await self._client.rpc(fn, params).execute()
+        except APIError as exc:
+            raise VectorStoreError(f"Supabase RPC {fn} failed: {exc.message or exc}") from exc
+        except Exception as exc:  # network errors from httpx and the like
+            raise VectorStoreError(f"Supabase RPC {fn} failed: {exc}") from exc
+        return response.data
+
+    async def content_hash(self, storage_ref: str) -> str | None:
+        data = await self._rpc("document_content_hash", {"p_storage_ref": storage_ref})
+        return data if isinstance(data, str) else None
+
+    async def replace_document(self, storage_ref: str, chunks: Sequence[StoredChunk]) -> int:
+        rows = [{"chunk_index": c.chunk_index, "file_name": c.file_name, "file_id": c.file_id,
+                 "file_url": c.file_url, "content": c.content, "pages": c.pages, "tokens": c.tokens,
+                 "embedding": json.dumps(c.embedding), "content_hash": c.content_hash} for c in chunks]
+        data = await self._rpc("replace_document_chunks", {"p_storage_ref": storage_ref, "p_chunks": rows})
+        return int(data or 0)
+
+    async def delete_document(self, storage_ref: str) -> int:
+        return int(await self._rpc("delete_document_chunks", {"p_storage_ref": storage_ref}) or 0)
+
+    async def update_document(self, storage_ref: str, file_name: str | None, file_url: str | None) -> int:
+        return int(await self._rpc("update_document_meta", {"p_storage_ref": storage_ref,
+                                                            "p_file_name": file_name,
+                                                            "p_file_url": file_url}) or 0)
+
+    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0) -> list[ChunkHit]:
+        rows = await self._rpc("match_documents", {"query_embedding": list(embedding),
+                                                   "match_threshold": threshold, "match_count": k})
+        return [ChunkHit.from_row(row, "similarity") for row in rows or []]
+
+    async def keyword_search(self, tokens: Sequence[str], k: int) -> list[ChunkHit]:
+        if not tokens:
+            return []
+        rows = await self._rpc("keyword_match_documents", {"query_tokens": " ".join(tokens), "match_count": k})
+        return [ChunkHit.from_row(row, "rank") for row in rows or []]
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.postgrest.aclose()
+            self._client = None
+
+
+def make_vector_store(settings: Settings, db: Database | None) -> VectorStore:
+    """Supabase when `SUPABASE_URL` is set, else pgvector on the hub database."""
+    if settings.supabase_url and settings.supabase_key:
+        return SupabaseVectorStore(settings.supabase_url, settings.supabase_key)
+    if db is None:
+        raise VectorStoreError("no database: open the hub database before building the pgvector store")
+    return PgVectorStore(db, ef_search=settings.rag_ef_search)
