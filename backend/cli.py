@@ -16,6 +16,7 @@ import typer
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.events import StatusEvent
 from ai_llm.common.settings import PROJECT_ROOT
+from backend.api.state import CONNECT_TIMEOUT_S
 from backend.chat_client import stream_chat
 from backend.offline_hub import offline_hub, upload_and_wait
 
@@ -106,7 +107,8 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, chats: i
         index_s = time.perf_counter() - started
         questions = load_questions(pdf.name, chats)
         warmup = await backend_chat(http, questions[0])  # first query warms the embedding model path
-        orchestrator = RemoteAgent(orchestrator_url, token=token, timeout_s=600.0, name="orchestrator")
+        orchestrator = RemoteAgent(orchestrator_url, token=token, timeout_s=600.0,
+                                   connect_timeout_s=CONNECT_TIMEOUT_S, name="orchestrator")
         t0 = time.perf_counter()
         direct = await asyncio.gather(*(direct_chat(orchestrator, q) for q in questions))
         direct_wall = time.perf_counter() - t0

@@ -12,6 +12,9 @@ from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings, _is_loopback
 from backend.chat_store import ChatStore
 
+#: Seconds to wait for a connection to the orchestrator.
+CONNECT_TIMEOUT_S = 15.0
+
 
 def agent_headers(settings: Settings) -> dict[str, str]:
     """Headers every backend→agent call carries (the hub token when one is set)."""
@@ -41,8 +44,10 @@ class BackendState:
         # Reads may be long (a download streams a whole PDF); connecting must be quick.
         files = httpx.AsyncClient(base_url=file_agent, headers=agent_headers(settings),
                                   timeout=httpx.Timeout(settings.agent_timeout_s, connect=5.0))
+        # A loaded orchestrator may accept slowly; refusing the 40th of 50 parallel chats is worse.
         orchestrator = RemoteAgent(settings.agent_url("orchestrator"), token=settings.hub_token,
-                                   timeout_s=settings.agent_timeout_s, name="orchestrator")
+                                   timeout_s=settings.agent_timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S,
+                                   name="orchestrator")
         return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
                    require_login=login_required(settings) if require_login is None else require_login)
 

@@ -14,6 +14,8 @@ import pytest
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from backend.offline_hub import OfflineHub, offline_hub
+from tests.conftest import EVAL_DATA
 
 UPLOAD_LIMIT_MB = 1
 
@@ -77,3 +79,12 @@ def backend_url(backend_procs: Processes, stand_in_env: dict[str, str], stand_in
     child = backend_procs.start("backend", "backend", env, "/api/health")
     assert child.url
     return child.url
+
+
+@pytest.fixture(scope="session")
+def real_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[OfflineHub]:
+    """The whole offline hub (real orchestrator, RAG, file, web, report agents, search gateway and the
+    backend serving frontend/dist) on ephemeral ports, sharing the session's Postgres and embedding server."""
+    with offline_hub(session_dir / "real-hub", eval_data=EVAL_DATA, database_url=pg_url,
+                     embedding_url=embedding_server) as hub:
+        yield hub

@@ -1,0 +1,53 @@
+"""End-to-end in Debian's headless Chromium: the whole offline hub plus the backend serving the built UI,
+driven by the frontend's playwright-core script (frontend/tests/e2e/run.mjs): upload a real PDF with a
+progress bar, see it indexed, ask a question, see live progress and an answer whose source opens that PDF
+at the cited page, check an XSS message renders inert; screenshots are kept as test artifacts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ai_llm.common.settings import PROJECT_ROOT
+from backend.offline_hub import OfflineHub
+from tests.conftest import eval_pdf
+
+pytestmark = pytest.mark.e2e
+
+FRONTEND = PROJECT_ROOT / "frontend"
+CHROMIUM = Path("/usr/bin/chromium")
+PDF = "lewis2020_rag_paper_arxiv2005.11401.pdf"
+QUESTION_ID = "rag-02"  # "How are the Wikipedia articles split up before they go into the RAG document index?"
+
+
+def question(question_id: str) -> str:
+    for line in (PROJECT_ROOT / "benchmarks" / "data" / "rag_qa.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and (row := json.loads(line))["id"] == question_id:
+            return str(row["question"])
+    raise LookupError(question_id)
+
+
+def test_browser_end_to_end(real_hub: OfflineHub, tmp_path: Path) -> None:
+    if not (FRONTEND / "dist" / "index.html").exists():
+        pytest.skip("frontend/dist is not built (run `make ui`)")
+    pdf = eval_pdf(PDF)
+    node = shutil.which("node")
+    assert node, "node is required for the browser test (installed with the frontend toolchain)"
+    assert CHROMIUM.exists(), "Debian chromium is missing: `make browser` installs it"
+    assert (FRONTEND / "node_modules" / "playwright-core").exists(), "run `npm ci` in frontend/ (make ui)"
+    artifacts = Path(os.environ.get("E2E_ARTIFACTS_DIR", tmp_path / "e2e-artifacts"))
+    env = {**os.environ, "HUB_URL": real_hub.backend_url, "E2E_PDF": str(pdf),
+           "E2E_QUESTION": question(QUESTION_ID), "E2E_ARTIFACTS": str(artifacts),
+           "CHROMIUM_PATH": str(CHROMIUM)}
+    result = subprocess.run([node, str(FRONTEND / "tests" / "e2e" / "run.mjs")], cwd=FRONTEND, env=env,
+                            capture_output=True, text=True, timeout=900)
+    report = f"{result.stdout}\n{result.stderr}\nartifacts: {artifacts}"
+    print(report)  # shown with `pytest -rP`: the checks passed and where the screenshots are
+    assert result.returncode == 0, report
+    assert "E2E passed" in result.stdout, report
+    assert (artifacts / "02-answer.png").exists()
