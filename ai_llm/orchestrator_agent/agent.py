@@ -31,7 +31,7 @@ from ai_llm.common.events import (
 )
 from ai_llm.common.llm import LLM, LLMError, LocalEngine
 from ai_llm.common.text import is_korean
-from ai_llm.orchestrator_agent.executor import PlanExecutor, StepResult, agent_label
+from ai_llm.orchestrator_agent.executor import PREVIOUS_RESULT_CHARS, PlanExecutor, StepResult, agent_label
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep
 from ai_llm.orchestrator_agent.planner import (
     RAG,
@@ -212,11 +212,15 @@ class Orchestrator:
 
         base_data: dict[str, Any] = {"language": language, "history": history}
         last = self._last.get(request.context_id) if request.context_id else None
+        run_plan = plan
         if last and len(plan.steps) == 1 and plan.steps[0].agent == REPORT:
-            # "Save this answer as a report": the previous answer is the report's input.
-            base_data["previous_results"] = [{"agent": "orchestrator", "text": last["text"],
+            # "Save this answer as a report": the previous answer is the report's input (data and text).
+            base_data["previous_results"] = [{"agent": "orchestrator", "text": last["text"][:PREVIOUS_RESULT_CHARS],
                                               "data": {"sources": last["sources"]}}]
-        results = await self.executor.run_plan(plan, base_data=base_data, context_id=request.context_id,
+            first = plan.steps[0]
+            run_plan = IntentPlan(intent=plan.intent, steps=[first.model_copy(update={
+                "instruction": f"{first.instruction}\n\n이전 결과:\n[orchestrator] {last['text'][:PREVIOUS_RESULT_CHARS]}"})])
+        results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
                                                emit=progress)
         answer, status, extra, synthesis = await self._compose(text, plan, results, base_data,
                                                                request.context_id, language, progress)

@@ -80,13 +80,16 @@ class OfflineClassifier:
 
     def __init__(self, engine: LocalEngine) -> None:
         self.engine = engine
+        self._keywords_only = LocalEngine(None)
 
     async def classify(self, text: str) -> IntentDecision:
         # keyword_weight=0: the engine's scores are then pure embedding similarities, while the keyword
-        # hits are still reported; the rules below weigh the two themselves.
-        result = await self.engine.classify(text, intents.EXAMPLES, KEYWORDS, keyword_weight=0.0)
-        hits = result.keyword_hits
+        # hits are still reported; the rules below weigh the two themselves. Korean skips the embedding
+        # call: the offline model is English-only, its similarities would be noise.
         korean = is_korean(text)
+        engine = self._keywords_only if korean else self.engine
+        result = await engine.classify(text, intents.EXAMPLES, KEYWORDS, keyword_weight=0.0)
+        hits = result.keyword_hits
         emb = {} if korean else dict(result.scores)
         internal, web = bool(hits.get("INTERNAL_SEARCH")), bool(hits.get("WEB_SEARCH"))
         weak_web = bool(_matches(text, intents.WEB_WEAK))

@@ -1,0 +1,170 @@
+"""Plan validation/repair, topological layers, the offline classifier and the LLM planner's repair loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from ai_llm.common.llm import LLMError, LocalEngine
+from ai_llm.orchestrator_agent.plan import MAX_STEPS, IntentPlan, PlanStep, topological_layers, validate_plan
+from ai_llm.orchestrator_agent.planner import OfflineClassifier, Planner, planner_system_prompt
+from ai_llm.orchestrator_agent.registry import AgentInfo, AgentRegistry
+from ai_llm.orchestrator_agent.synthesis import dedupe_sources
+from tests.orchestrator_agent.conftest import FILE_SOURCE, WEB_SOURCE
+from tests.orchestrator_agent.helpers import ScriptedLLM
+
+KNOWN = ["internal_rag", "web_research", "file_management", "report_writing"]
+
+
+def step(agent: str, deps: list[int] | None = None, instruction: str = "do it") -> PlanStep:
+    return PlanStep(agent=agent, instruction=instruction, depends_on=deps or [])
+
+
+def test_unknown_agent_is_dropped_and_edges_remapped() -> None:
+    plan = IntentPlan(intent="HYBRID", steps=[step("internal_rag"), step("ghost"), step("web_research"),
+                                              step("report_writing", [0, 1, 2])])
+    check = validate_plan(plan, KNOWN)
+    assert [s.agent for s in check.plan.steps] == ["internal_rag", "web_research", "report_writing"]
+    assert check.plan.steps[2].depends_on == [0, 1]  # old index 2 (web) is now 1; the ghost edge is gone
+    assert any("unknown agent 'ghost'" in n for n in check.notes)
+    assert any("dropped step 1" in n for n in check.notes)
+    assert check.executable and not check.valid
+
+
+def test_cycles_self_edges_and_out_of_range_are_removed() -> None:
+    plan = IntentPlan(intent="HYBRID", steps=[step("internal_rag", [1]), step("web_research", [0]),
+                                              step("report_writing", [2, 7, -1])])
+    check = validate_plan(plan, KNOWN)
+    deps = [s.depends_on for s in check.plan.steps]
+    assert deps[2] == []
+    assert sum(len(d) for d in deps[:2]) == 1  # one of the two edges of the 0<->1 cycle survives
+    layers = topological_layers(check.plan)  # would raise on a cycle
+    assert sorted(i for layer in layers for i in layer) == [0, 1, 2]
+    assert any("self-dependency" in n for n in check.notes)
+    assert any("out of range" in n for n in check.notes)
+    assert any("cycle" in n for n in check.notes)
+
+
+def test_chain_of_any_depth_gives_one_layer_per_link() -> None:
+    plan = IntentPlan(intent="HYBRID", steps=[step("internal_rag"), step("web_research", [0]),
+                                              step("report_writing", [1]), step("file_management", [2]),
+                                              step("web_research")])
+    check = validate_plan(plan, KNOWN)
+    assert check.valid
+    assert topological_layers(check.plan) == [[0, 4], [1], [2], [3]]
+
+
+def test_direct_plan_runs_no_agent_and_empty_plan_is_not_executable() -> None:
+    direct = validate_plan(IntentPlan(intent="DIRECT", steps=[step("internal_rag")]), KNOWN)
+    assert direct.plan.steps == [] and direct.executable and direct.notes
+    empty = validate_plan(IntentPlan(intent="WEB_SEARCH", steps=[step("nobody")]), KNOWN)
+    assert not empty.executable
+
+
+def test_long_plan_is_cut_and_empty_instruction_filled() -> None:
+    plan = IntentPlan(intent="HYBRID", steps=[step("web_research", instruction=" ")] * (MAX_STEPS + 3))
+    check = validate_plan(plan, KNOWN, fallback_instruction="the request")
+    assert len(check.plan.steps) == MAX_STEPS
+    assert all(s.instruction == "the request" for s in check.plan.steps)
+
+
+def test_sources_are_deduplicated_keeping_ui_fields() -> None:
+    merged = dedupe_sources([FILE_SOURCE, dict(FILE_SOURCE, score=0.99), WEB_SOURCE,
+                             dict(WEB_SOURCE, url=WEB_SOURCE["url"] + "/"), dict(FILE_SOURCE, pages=[9])])
+    assert len(merged) == 3
+    file_source = merged[0]
+    assert file_source["score"] == 0.99
+    for key in ("file_id", "pages", "page_label", "file_url"):
+        assert file_source[key] == FILE_SOURCE[key] or key == "score"
+    assert merged[1]["url"] == WEB_SOURCE["url"] and merged[1]["title"] == WEB_SOURCE["title"]
+
+
+@pytest.mark.parametrize(("message", "intent"), [
+    ("find our policy and compare it with the latest law", "HYBRID"),
+    ("save this answer as a report", "FILE_OPERATION"),
+    ("사내 보안 지침에서 비밀번호 변경 주기 알려줘", "INTERNAL_SEARCH"),
+    ("오늘 원달러 환율 알려줘", "WEB_SEARCH"),
+    ("지난주에 올린 파일 목록 보여줘", "FILE_OPERATION"),
+    ("우리 재택근무 규정이 최신 근로기준법에 맞는지 비교해줘", "HYBRID"),
+    ("안녕하세요, 뭘 할 수 있어?", "DIRECT"),
+])
+async def test_offline_classifier_keywords(message: str, intent: str) -> None:
+    decision = await OfflineClassifier(LocalEngine(None)).classify(message)
+    assert decision.intent == intent, decision.to_dict()
+
+
+async def test_current_numbers_route_to_verify_fact_only_when_the_card_offers_it() -> None:
+    planner = Planner(LocalEngine(None), OfflineClassifier(LocalEngine(None)))
+    with_skill = {"web_research": AgentInfo("web_research", True, {"skills": [{"id": "verify_fact"}]})}
+    without = {"web_research": AgentInfo("web_research", True, {"skills": [{"id": "web_research"}]})}
+    outcome = await planner.plan("오늘 원달러 환율 얼마야?", with_skill)
+    assert [(s.agent, s.skill) for s in outcome.plan.steps] == [("web_research", "verify_fact")]
+    outcome = await planner.plan("오늘 원달러 환율 얼마야?", without)
+    assert [(s.agent, s.skill) for s in outcome.plan.steps] == [("web_research", None)]
+    outcome = await planner.plan("최신 AI 뉴스 알려줘", with_skill)
+    assert outcome.plan.steps[0].skill is None
+
+
+async def test_offline_plan_for_a_missing_agent_becomes_direct_with_a_note() -> None:
+    planner = Planner(LocalEngine(None), OfflineClassifier(LocalEngine(None)))
+    outcome = await planner.plan("최신 AI 뉴스 알려줘", {"internal_rag": AgentInfo("internal_rag", True)})
+    assert outcome.plan.intent == "DIRECT" and any("no executable step" in n for n in outcome.notes)
+
+
+async def test_llm_prompt_lists_live_cards_and_a_new_agent_is_plannable(scripted) -> None:  # type: ignore[no-untyped-def]
+    registry = AgentRegistry(scripted.registry(internal_rag="rag_ok", translator="translator"))
+    infos = await registry.infos()
+    prompt = planner_system_prompt(infos)
+    assert "Translates text between Korean and English" in prompt
+    assert "skill translate" in prompt and "이 문장을 영어로 번역해줘" in prompt
+    llm = ScriptedLLM([IntentPlan(intent="WEB_SEARCH", steps=[PlanStep(agent="translator", instruction="translate")])])
+    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("번역해줘", infos)
+    assert outcome.planner == "llm" and outcome.plan.steps[0].agent == "translator" and outcome.notes == []
+
+
+async def test_invalid_llm_plan_is_reasked_once_and_the_corrected_plan_used() -> None:
+    infos = {name: AgentInfo(name, True) for name in KNOWN}
+    bad = IntentPlan(intent="HYBRID", steps=[step("ghost"), step("internal_rag", [1])])
+    good = IntentPlan(intent="HYBRID", steps=[step("internal_rag"), step("web_research")])
+    llm = ScriptedLLM([bad, good])
+    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("compare", infos)
+    assert llm.purposes() == ["plan", "plan-retry"]
+    retry_prompt = llm.messages[1][1][-1]["content"]
+    assert "unknown agent 'ghost'" in retry_prompt
+    assert [s.agent for s in outcome.plan.steps] == ["internal_rag", "web_research"]
+    assert outcome.attempts == 2 and "re-asked once: corrected plan used" in outcome.notes
+
+
+async def test_twice_invalid_plan_is_repaired_and_unusable_falls_back_offline() -> None:
+    infos = {name: AgentInfo(name, True) for name in KNOWN}
+    bad = IntentPlan(intent="HYBRID", steps=[step("ghost"), step("internal_rag", [0, 1])])
+    llm = ScriptedLLM([bad, bad])
+    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("compare", infos)
+    assert len(llm.calls) == 2  # re-asked once, not more
+    assert [(s.agent, s.depends_on) for s in outcome.plan.steps] == [("internal_rag", [])]
+    assert "repaired second plan used" in outcome.notes
+
+    hopeless = IntentPlan(intent="WEB_SEARCH", steps=[step("ghost")])
+    llm = ScriptedLLM([hopeless, hopeless])
+    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("오늘 코스피 지수 알려줘", infos)
+    assert outcome.planner == "offline" and outcome.plan.steps[0].agent == "web_research"
+    assert "no usable LLM plan; offline plan used" in outcome.notes
+
+
+async def test_llm_failure_falls_back_to_the_offline_planner() -> None:
+    infos = {name: AgentInfo(name, True) for name in KNOWN}
+    llm = ScriptedLLM([LLMError("connection refused")])
+    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("사내 출장비 규정 알려줘", infos)
+    assert outcome.planner == "offline" and outcome.plan.intent == "INTERNAL_SEARCH"
+    assert "LLM planner failed" in outcome.notes[0]
+
+
+@pytest.mark.parametrize(("message", "intent"), [
+    ("Could you tell me about tomorrow's forecast in Daegu?", "WEB_SEARCH"),
+    ("Bye for now, have a good one", "DIRECT"),
+])
+async def test_english_without_keywords_uses_the_embedding_examples(embeddings, message: str,  # type: ignore[no-untyped-def]
+                                                                    intent: str) -> None:
+    decision = await OfflineClassifier(LocalEngine(embeddings)).classify(message)
+    assert decision.rule == "nearest example" and decision.intent == intent, decision.to_dict()
+    keyword_only = await OfflineClassifier(LocalEngine(None)).classify(message)
+    assert keyword_only.rule == "no signal"
