@@ -11,7 +11,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 run: install ui
 	$(PY) start_agents.py
 
-test: install-dev ui browser lint typecheck pytest ui-test
+test: install-dev llm-deps ui browser lint typecheck pytest ui-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,3 +54,15 @@ ui-test:
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist
+
+# Local OpenAI-compatible LLM (llama.cpp + SmolLM2-135M): `make local-llm`, then OPENAI_BASE_URL=http://127.0.0.1:$(LOCAL_LLM_PORT)/v1.
+# llm-deps installs it (cached wheel under .data/wheels, else a gcc build); without a compiler it only
+# prints why, and the llm_server tests skip.
+LOCAL_LLM_PORT ?= 10020
+.PHONY: llm-deps local-llm
+llm-deps: install-dev
+	$(PY) -m ai_llm.common.local_llm_server install --if-possible
+
+local-llm: install
+	$(PY) -m ai_llm.common.local_llm_server install
+	$(PY) -m ai_llm.common.local_llm_server serve --port $(LOCAL_LLM_PORT)

@@ -4,7 +4,11 @@ Two adapters:
 
 * `OpenAIChat` — the `openai` SDK against OpenAI or any OpenAI-compatible server (`OPENAI_BASE_URL`:
   Ollama, vLLM, llama.cpp). Structured output tries the SDK's `parse`, then a `json_schema` response
-  format, then a JSON-object prompt validated by pydantic, so older compatible servers still work.
+  format, then a JSON-object prompt validated by pydantic, so older compatible servers still work. The
+  JSON-object request also carries the schema as `response_format.schema` (the extension llama-cpp-python's
+  server uses to constrain decoding with a grammar; it rejects `json_schema`); a server that refuses that
+  key gets a plain `json_object`. Tool-calling models from `langchain_model` send `tool_choice="auto"`
+  explicitly (OpenAI's default; llama-cpp-python ignores tools without it).
 * `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It is a real,
   deterministic engine: keyword + embedding intent classification (Korean and English), rule-based
   query variants and extractive answers that only quote the text it is given. It never invents text,
@@ -16,14 +20,16 @@ Every call is recorded in `calls` so tests and telemetry can see which paths use
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from ai_llm.common.embeddings import Embeddings, cosine
@@ -108,6 +114,11 @@ def _strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
     return raw
 
 
+def _wire(messages: Sequence[Message]) -> list[ChatCompletionMessageParam]:
+    """Role/content dicts as the SDK's message type (they are that shape already)."""
+    return cast("list[ChatCompletionMessageParam]", list(messages))
+
+
 def _extract_json(text: str) -> str:
     """The first JSON object in a model reply (models sometimes wrap it in prose or fences)."""
     fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.S)
@@ -128,20 +139,26 @@ class OpenAIChat:
         api_key: OpenAI key; a placeholder is sent to keyless compatible servers.
         base_url: compatible server URL, e.g. `http://127.0.0.1:8080/v1`.
         timeout_s: per request.
+        max_tokens: cap on generated tokens per call (None: the server's default).
     """
 
     online = True
 
     def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None,
-                 timeout_s: float = 60.0) -> None:
+                 timeout_s: float = 60.0, max_tokens: int | None = None) -> None:
         self.model = model
+        self.max_tokens = max_tokens
         self.api_key = api_key or "not-needed"
         self.base_url = base_url
         self.timeout_s = timeout_s
         self.calls: list[CallRecord] = []
         self.structured_mode: str | None = None  # which structured-output path the server accepted
+        self._json_object_schema = True  # False once the server refused `response_format.schema`
         self._client = openai.AsyncOpenAI(api_key=self.api_key, base_url=base_url, timeout=timeout_s,
                                           max_retries=1)
+
+    def _max_tokens(self) -> int | openai.Omit:
+        return self.max_tokens if self.max_tokens else openai.omit
 
     def _record(self, kind: str, model: str, purpose: str, started: float, note: str = "") -> None:
         self.calls.append(CallRecord(kind, model, purpose, (time.perf_counter() - started) * 1000, note))
@@ -152,7 +169,8 @@ class OpenAIChat:
         model = model or self.model
         try:
             response = await self._client.chat.completions.create(
-                model=model, messages=list(messages), temperature=temperature)  # type: ignore[arg-type]
+                model=model, messages=_wire(messages), temperature=temperature,
+                max_tokens=self._max_tokens())
         except openai.OpenAIError as exc:
             raise LLMError(f"chat call failed: {exc}") from exc
         finally:
@@ -165,8 +183,8 @@ class OpenAIChat:
         model = model or self.model
         try:
             response = await self._client.chat.completions.create(
-                model=model, messages=list(messages), temperature=temperature,  # type: ignore[arg-type]
-                stream=True)
+                model=model, messages=_wire(messages), temperature=temperature,
+                stream=True, max_tokens=self._max_tokens())
             async for chunk in response:
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
@@ -201,33 +219,62 @@ class OpenAIChat:
     async def _parse_with(self, mode: str, messages: list[Message], schema: type[T], model: str) -> T:
         if mode == "parse":
             completion = await self._client.chat.completions.parse(
-                model=model, messages=messages, response_format=schema, temperature=0)  # type: ignore[arg-type]
+                model=model, messages=_wire(messages), response_format=schema, temperature=0,
+                max_tokens=self._max_tokens())
             parsed = completion.choices[0].message.parsed
             if parsed is None:
                 raise LLMError("parse returned no object")
             return parsed
         if mode == "json_schema":
             response = await self._client.chat.completions.create(
-                model=model, messages=messages, temperature=0,  # type: ignore[arg-type]
+                model=model, messages=_wire(messages), temperature=0,
                 response_format={"type": "json_schema", "json_schema": {
-                    "name": schema.__name__, "schema": _strict_schema(schema), "strict": True}})
+                    "name": schema.__name__, "schema": _strict_schema(schema), "strict": True}},
+                max_tokens=self._max_tokens())
             return schema.model_validate_json(_extract_json(response.choices[0].message.content or ""))
         instruction = {
             "role": "system",
             "content": "Reply with one JSON object only, matching this JSON schema:\n"
                        + json.dumps(schema.model_json_schema(), ensure_ascii=False),
         }
-        response = await self._client.chat.completions.create(
-            model=model, messages=[instruction, *messages], temperature=0,  # type: ignore[arg-type]
-            response_format={"type": "json_object"})
-        return schema.model_validate_json(_extract_json(response.choices[0].message.content or ""))
+        prompt = [instruction, *messages]
+        reply: ChatCompletion | None = None
+        if self._json_object_schema:
+            try:
+                reply = await self._client.chat.completions.create(
+                    model=model, messages=_wire(prompt), temperature=0, max_tokens=self._max_tokens(),
+                    extra_body={"response_format": {"type": "json_object", "schema": _strict_schema(schema)}})
+            except (openai.BadRequestError, openai.UnprocessableEntityError):
+                self._json_object_schema = False  # the server knows no `schema` key: plain JSON mode
+        if reply is None:
+            reply = await self._client.chat.completions.create(
+                model=model, messages=_wire(prompt), temperature=0,
+                response_format={"type": "json_object"}, max_tokens=self._max_tokens())
+        return schema.model_validate_json(_extract_json(reply.choices[0].message.content or ""))
 
     def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
-        """A LangChain chat model on the same endpoint (for tool-calling agents)."""
-        from langchain_openai import ChatOpenAI
+        """A LangChain chat model on the same endpoint (for tool-calling agents).
 
-        return ChatOpenAI(model=model or self.model, api_key=self.api_key,  # type: ignore[arg-type]
-                          base_url=self.base_url, temperature=temperature, timeout=self.timeout_s)
+        Binding tools without a `tool_choice` sends `"auto"` explicitly: OpenAI's documented default, and
+        what llama-cpp-python's server needs to consider the tools at all.
+        """
+        limits = {"max_completion_tokens": self.max_tokens} if self.max_tokens else {}
+        return _auto_tool_chat_openai()(model=model or self.model, api_key=self.api_key, base_url=self.base_url,
+                                        temperature=temperature, timeout=self.timeout_s, **limits)
+
+
+@functools.cache
+def _auto_tool_chat_openai() -> Any:
+    """`ChatOpenAI` whose `bind_tools` defaults `tool_choice` to "auto" (imported lazily: LangChain is heavy)."""
+    from langchain_openai import ChatOpenAI
+
+    class AutoToolChatOpenAI(ChatOpenAI):
+        def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+            if tool_choice is None and tools:
+                tool_choice = "auto"
+            return super().bind_tools(tools, tool_choice=tool_choice, **kwargs)
+
+    return AutoToolChatOpenAI
 
 
 # ------------------------------------------------------------------------------------------

