@@ -256,9 +256,14 @@ class OpenAIChat:
         """A LangChain chat model on the same endpoint (for tool-calling agents).
 
         Binding tools without a `tool_choice` sends `"auto"` explicitly: OpenAI's documented default, and
-        what llama-cpp-python's server needs to consider the tools at all.
+        what llama-cpp-python's server needs to consider the tools at all. A `max_tokens` cap is sent as
+        `max_completion_tokens` (LangChain's spelling) and, to a compatible server, also as `max_tokens`.
         """
-        limits = {"max_completion_tokens": self.max_tokens} if self.max_tokens else {}
+        limits: dict[str, Any] = {}
+        if self.max_tokens:
+            limits["max_completion_tokens"] = self.max_tokens
+            if self.base_url:  # compatible servers (llama-cpp-python) may know only the older spelling
+                limits["extra_body"] = {"max_tokens": self.max_tokens}
         return _auto_tool_chat_openai()(model=model or self.model, api_key=self.api_key, base_url=self.base_url,
                                         temperature=temperature, timeout=self.timeout_s, **limits)
 

@@ -57,7 +57,7 @@ def test_langchain_model_binds_tools_with_tool_choice_auto() -> None:
     bound = model.bind_tools(TOOLS)
     assert bound.kwargs["tool_choice"] == "auto"
     assert model.bind_tools(TOOLS, tool_choice="none").kwargs["tool_choice"] == "none"
-    assert model.max_tokens == 64
+    assert model.max_tokens == 64 and model.extra_body == {"max_tokens": 64}
 
 
 def test_requirements_pin_both_packages_and_mark_the_model_no_deps() -> None:
