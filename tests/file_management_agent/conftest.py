@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,6 +19,19 @@ from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
 from ai_llm.file_management_agent.agent_server import create_app
 from ai_llm.file_management_agent.file_service import FileService
+
+
+def first_pages(path: Path, count: int) -> bytes:
+    """A real PDF's first pages as a PDF (indexing stays quick on a shared 2-core machine)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(path).pages[:count]:
+        writer.add_page(page)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
 
 TEST_RAG_MODULE = "tests.file_management_agent.rag_test_agent"
 

@@ -17,7 +17,7 @@ from ai_llm.common.a2a_server import free_port
 from ai_llm.common.process import Child, stop_child
 from ai_llm.common.runtime import HubDeps
 from tests.conftest import eval_pdf
-from tests.file_management_agent.conftest import clear_records, file_agent, start_test_rag
+from tests.file_management_agent.conftest import clear_records, file_agent, first_pages, start_test_rag
 
 EXE_BYTES = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff" + b"\x00" * 50 + b"PE\x00\x00" + b"\x01" * 400
 
@@ -32,7 +32,7 @@ def _stored_files(root: Path) -> list[Path]:
 
 async def test_upload_indexes_in_background_and_serves_the_bytes(deps: HubDeps, test_rag: Child) -> None:
     await clear_records(deps.db)
-    data = eval_pdf("cdc_outpatient_infection_prevention_guide.pdf").read_bytes()
+    data = first_pages(eval_pdf("cdc_outpatient_infection_prevention_guide.pdf"), 6)
     async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
         response = await agent.upload("감염 예방 가이드.pdf", data)
         assert response.status_code == 201, response.text
@@ -114,7 +114,7 @@ async def test_size_limit_is_enforced_while_streaming(deps: HubDeps, test_rag: C
 
 async def test_bad_uploads_get_clear_errors_and_leave_nothing(deps: HubDeps, test_rag: Child) -> None:
     await clear_records(deps.db)
-    pdf = eval_pdf("infineon_i2c_protocol_v2.02.pdf").read_bytes()
+    pdf = first_pages(eval_pdf("infineon_i2c_protocol_v2.02.pdf"), 4)
     async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
         for name in ("../../etc/passwd", "/tmp/x.pdf", "a/b.txt", "bad\x00.txt", "CON.txt", ".env"):
             response = await agent.upload(name, b"hello world")
