@@ -26,6 +26,7 @@ class CacheHit:
     query: str  # the query that was cached (differs from the asked one on a semantic hit)
     response: dict[str, Any]
     similarity: float = 1.0
+    query_norm: str = ""
 
 
 class SearchCache:
@@ -35,21 +36,28 @@ class SearchCache:
         self.db = db
 
     async def get_exact(self, partitions: list[str], request: SearchRequest, query_norm: str) -> CacheHit | None:
+        """Read-only lookup (the hit counter is bumped later by `count_hit`, off the response path)."""
         if not partitions:
             return None
         async with self.db.connection() as conn:
             cur = await conn.execute(
-                "UPDATE search_cache SET hits = hits + 1 WHERE (partition, kind, params_key, query_norm) IN ("
-                " SELECT partition, kind, params_key, query_norm FROM search_cache"
+                "SELECT partition, provider, query, query_norm, response FROM search_cache"
                 " WHERE partition = ANY(%(parts)s) AND kind = %(kind)s AND params_key = %(params)s"
                 " AND query_norm = %(norm)s AND expires_at > now()"
-                " ORDER BY array_position(%(parts)s, partition) LIMIT 1)"
-                " RETURNING partition, provider, query, response",
+                " ORDER BY array_position(%(parts)s, partition) LIMIT 1",
                 {"parts": partitions, "kind": request.kind, "params": request.params_key(), "norm": query_norm})
             row = await cur.fetchone()
         if row is None:
             return None
-        return CacheHit(row["partition"], row["provider"], row["query"], row["response"])
+        return CacheHit(row["partition"], row["provider"], row["query"], row["response"],
+                        query_norm=row["query_norm"])
+
+    async def count_hit(self, hit: CacheHit, request: SearchRequest) -> None:
+        async with self.db.connection() as conn:
+            await conn.execute("SET LOCAL synchronous_commit = off")
+            await conn.execute(
+                "UPDATE search_cache SET hits = hits + 1 WHERE partition = %s AND kind = %s AND params_key = %s"
+                " AND query_norm = %s", (hit.partition, request.kind, request.params_key(), hit.query_norm))
 
     async def get_semantic(self, partitions: list[str], request: SearchRequest, embedding: list[float],
                            threshold: float) -> CacheHit | None:
@@ -64,16 +72,16 @@ class SearchCache:
                 {"emb": _vector(embedding), "parts": partitions, "kind": request.kind,
                  "params": request.params_key()})
             row = await cur.fetchone()
-            if row is None or float(row["sim"]) < threshold:
-                return None
-            await conn.execute(
-                "UPDATE search_cache SET hits = hits + 1 WHERE partition = %s AND kind = %s AND params_key = %s"
-                " AND query_norm = %s", (row["partition"], request.kind, request.params_key(), row["query_norm"]))
-        return CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]))
+        if row is None or float(row["sim"]) < threshold:
+            return None
+        return CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]),
+                        query_norm=row["query_norm"])
 
     async def put(self, partition: str, provider: str, request: SearchRequest, query_norm: str,
                   embedding: list[float] | None, response: dict[str, Any], ttl_s: int) -> None:
         async with self.db.connection() as conn:
+            # A lost cache row after a crash costs one provider call: no need to wait for the WAL flush.
+            await conn.execute("SET LOCAL synchronous_commit = off")
             await conn.execute(
                 "INSERT INTO search_cache (partition, provider, kind, params_key, query_norm, query, embedding,"
                 " response, expires_at) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s::jsonb,"

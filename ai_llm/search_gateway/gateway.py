@@ -93,6 +93,8 @@ class SearchGateway:
     _embed_failed_at: float = -1e9
     _pg_server: Any = None
     _own_db: bool = False
+    _writes: asyncio.Queue[Any] | None = None
+    _writer: asyncio.Task[None] | None = None
     provider_calls: int = 0
 
     @classmethod
@@ -137,7 +139,35 @@ class SearchGateway:
                 log.warning("search cache and telemetry disabled: database unavailable (%s)", exc)
                 self.db = None
 
+    # --- background writes (telemetry, hit counters): off the response path, in order ---------------------
+    def _later(self, make: Any) -> None:
+        """Queue `make()` (a coroutine factory) for the single background writer."""
+        if self._writes is None:
+            self._writes = asyncio.Queue()
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain(self._writes))
+        self._writes.put_nowait(make)
+
+    @staticmethod
+    async def _drain(queue: asyncio.Queue[Any]) -> None:
+        while True:
+            make = await queue.get()
+            try:
+                await make()
+            except Exception as exc:
+                log.warning("background write failed: %s", exc)
+            finally:
+                queue.task_done()
+
+    async def flush(self) -> None:
+        """Wait until queued telemetry and counters are written."""
+        if self._writes is not None:
+            await self._writes.join()
+
     async def close(self) -> None:
+        await self.flush()
+        if self._writer is not None:
+            self._writer.cancel()
         if self.db is not None and self._own_db:
             await self.db.close()
         close = getattr(self.embeddings, "close", None)
@@ -204,14 +234,12 @@ class SearchGateway:
         response.latency_ms = (time.perf_counter() - started) * 1000
         response.notice = "; ".join(filter(None, [notice, response.notice])) or None
         if self.db is not None:
-            try:
-                await record(self.db, TelemetryRow(
-                    tool=f"{kind}_search", query=request.query, agent=agent, provider=response.provider,
-                    cache=response.cache, branch=response.branch, depth=request.max_results,
-                    latency_ms=response.latency_ms, cost_usd=response.cost_usd, results=len(response.results),
-                    error="; ".join(response.errors) or None))
-            except Exception as exc:
-                log.warning("telemetry write failed: %s", exc)
+            db = self.db
+            row = TelemetryRow(tool=f"{kind}_search", query=request.query, agent=agent, provider=response.provider,
+                               cache=response.cache, branch=response.branch, depth=request.max_results,
+                               latency_ms=response.latency_ms, cost_usd=response.cost_usd,
+                               results=len(response.results), error="; ".join(response.errors) or None)
+            self._later(lambda: record(db, row))
         return response.to_dict()
 
     async def _search(self, request: SearchRequest) -> SearchResponse:
@@ -223,15 +251,17 @@ class SearchGateway:
         if cache is not None:
             try:
                 hit = await cache.get_exact(partitions, request, query_norm)
+                kind = "exact"
                 if hit is None:
                     embedding = await self._embed(request.query)
                     if embedding is not None:
                         hit = await cache.get_semantic(partitions, request, embedding,
                                                        self.config.cache.semantic_threshold)
-                        if hit is not None:
-                            return self._from_cache(request, hit, "semantic", partitions)
-                else:
-                    return self._from_cache(request, hit, "exact", partitions)
+                        kind = "semantic"
+                if hit is not None:
+                    found = hit
+                    self._later(lambda: cache.count_hit(found, request))
+                    return self._from_cache(request, hit, kind, partitions)
             except Exception as exc:
                 log.warning("cache lookup failed, asking providers: %s", exc)
         response = await self._run_chain(request, chain)
@@ -304,11 +334,9 @@ class SearchGateway:
         fetcher = self.fetcher or PageFetcher(self.local, self.settings.fetch_allow_private)
         page = await fetcher.fetch(url)
         if self.db is not None:
-            try:
-                await record(self.db, TelemetryRow(
-                    tool="fetch_page", query=url or "", agent=agent, provider=page.source, cache="miss", branch=0,
-                    depth=0, latency_ms=(time.perf_counter() - started) * 1000, cost_usd=0.0,
-                    results=1 if page.text else 0, error=page.error))
-            except Exception as exc:
-                log.warning("telemetry write failed: %s", exc)
+            db = self.db
+            row = TelemetryRow(tool="fetch_page", query=url or "", agent=agent, provider=page.source, cache="miss",
+                               branch=0, depth=0, latency_ms=(time.perf_counter() - started) * 1000, cost_usd=0.0,
+                               results=1 if page.text else 0, error=page.error)
+            self._later(lambda: record(db, row))
         return page.to_dict()

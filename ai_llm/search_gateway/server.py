@@ -31,7 +31,8 @@ Agent = Annotated[str | None, Field(description="name of the calling agent, for 
 def create_server(settings: Settings, port: int | None = None, gateway: SearchGateway | None = None) -> FastMCP:
     """The gateway's FastMCP server (tools bound to `gateway`, built from settings when not given)."""
     gw = gateway or SearchGateway.create(settings)
-    mcp = FastMCP("agent-hub-search-gateway", host=settings.hub_host,
+    # json_response: one JSON body per call instead of an SSE stream (tools here do not stream progress).
+    mcp = FastMCP("agent-hub-search-gateway", host=settings.hub_host, json_response=True,
                   port=port if port is not None else settings.search_gateway_port,
                   instructions="Web search, news search and page fetching through the hub's shared search "
                                "gateway. Results carry a 0-1 relevance score.")

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from ai_llm.common.db import Database
@@ -22,15 +23,18 @@ class TelemetryRow:
     cost_usd: float
     results: int
     error: str | None = None
+    time: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
 async def record(db: Database, row: TelemetryRow) -> None:
     """Write one request's row."""
     async with db.connection() as conn:
+        # Telemetry is written off the response path; losing the last rows on a crash is acceptable.
+        await conn.execute("SET LOCAL synchronous_commit = off")
         await conn.execute(
-            "INSERT INTO search_telemetry (agent, tool, query, provider, cache, branch, depth, latency_ms,"
-            " cost_usd, results, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (row.agent, row.tool, row.query[:1000], row.provider, row.cache, row.branch, row.depth,
+            "INSERT INTO search_telemetry (created_at, agent, tool, query, provider, cache, branch, depth,"
+            " latency_ms, cost_usd, results, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (row.time, row.agent, row.tool, row.query[:1000], row.provider, row.cache, row.branch, row.depth,
              row.latency_ms, row.cost_usd, row.results, row.error))
 
 

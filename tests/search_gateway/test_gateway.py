@@ -46,9 +46,13 @@ async def test_exact_hit_skips_the_provider_and_is_recorded(tmp_path: Path, sett
     assert again["results"] == first["results"] and again["cost_usd"] == 0
     other_params = await gw.search("Seoul subway passengers", max_results=2, agent=agent)
     assert other_params["cache"] == "miss" and len(other_params["results"]) <= 2
+    await gw.flush()
     rows = await _count(db, "SELECT count(*) FROM search_telemetry WHERE agent = %s", agent)
     hits = await _count(db, "SELECT count(*) FROM search_telemetry WHERE agent = %s AND cache = 'exact'", agent)
     assert (rows, hits) == (3, 1)
+    counted = await _count(db, "SELECT hits FROM search_cache WHERE partition = %s AND params_key LIKE %s",
+                           gw.local.partition, "%n=6%")  # type: ignore[union-attr]
+    assert counted == 1
 
 
 async def test_semantic_hit_on_a_paraphrase_but_not_on_another_question(
@@ -150,6 +154,7 @@ async def test_telemetry_summary_shape_and_numbers(tmp_path: Path, settings: Set
     for _ in range(2):
         await gw.search("Kimchi napa cabbage radish", agent=agent)
     await gw.fetch_page("https://example.org/kimchi", agent=agent)
+    await gw.flush()
     summary = await telemetry_summary(db, hours=1)
     local = next(p for p in summary["providers"] if p["provider"] == "local")
     assert set(local) >= {"provider", "requests", "spend_usd", "hit_rate", "p50_ms", "p95_ms"}

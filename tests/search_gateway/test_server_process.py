@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-from ai_llm.common.settings import PROJECT_ROOT
+from ai_llm.common.settings import PROJECT_ROOT, get_settings
+from ai_llm.search_gateway import __main__ as gateway_main
 from tests.conftest import AgentProcesses
 
 TOKEN = "gateway-test-token-0123456789"
@@ -34,13 +34,17 @@ async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict
     return json.loads(result.content[0].text)  # type: ignore[union-attr]
 
 
-async def test_http_tools_cache_and_errors(agent_processes: AgentProcesses, corpus: Path, tmp_path: Path) -> None:
+async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses, corpus: Path,
+                                                 tmp_path: Path) -> None:
     child = agent_processes.start("gateway", "ai_llm.search_gateway", health_path="/healthz", env={
-        "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path)})
+        "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path), "HUB_TOKEN": TOKEN})
     async with httpx.AsyncClient() as http:
-        health = (await http.get(f"{child.url}/healthz")).json()
+        health = (await http.get(f"{child.url}/healthz")).json()  # public: the launcher polls it
+        denied = await http.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert health["chains"]["web"] == ["local"] and health["local_corpus_pages"] == 6 and health["cache"]
-    async with streamablehttp_client(f"{child.url}/mcp") as (read, write, _):
+    assert denied.status_code == 401
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with streamablehttp_client(f"{child.url}/mcp", headers=headers) as (read, write, _):
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
@@ -77,31 +81,25 @@ async def test_stdio_transport(hub_env: dict[str, str], corpus: Path, tmp_path: 
     assert [r["url"] for r in out["results"]] == ["https://example.org/kimchi"] and out["provider"] == "local"
 
 
-async def test_token_required_when_configured(agent_processes: AgentProcesses, corpus: Path,
-                                              tmp_path: Path) -> None:
-    child = agent_processes.start("gateway-token", "ai_llm.search_gateway", health_path="/healthz", env={
-        "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path), "HUB_TOKEN": TOKEN})
-    async with httpx.AsyncClient() as http:
-        denied = await http.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    assert denied.status_code == 401
-    async with streamablehttp_client(f"{child.url}/mcp", headers={"Authorization": f"Bearer {TOKEN}"}) as (r, w, _):
-        async with ClientSession(r, w) as session:
-            await session.initialize()
-            out = await _call(session, "web_search", {"query": "Port of Busan"})
-    assert out["results"][0]["url"] == "https://example.org/busan-port"
-
-
 @pytest.mark.parametrize("config_text,corpus_text,expected", [
     ("chain: [local, googol]\n", None, r"search_config\.yaml:1: unknown provider 'googol'"),
     ("chain: auto\n", "{broken\n", r"corpus\.jsonl:1: not valid JSON"),
 ])
-def test_bad_configuration_stops_start_up_with_file_and_line(tmp_path: Path, corpus: Path, config_text: str,
-                                                              corpus_text: str | None, expected: str) -> None:
+def test_bad_configuration_stops_start_up_with_file_and_line(
+        tmp_path: Path, corpus: Path, config_text: str, corpus_text: str | None, expected: str,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The process entry point (`main`) run in-process: exit code 2 and a message naming file and line."""
     if corpus_text is not None:
         corpus.write_text(corpus_text, encoding="utf-8")
-    env = {**os.environ, "LOCAL_CORPUS": str(corpus), "SEARCH_CONFIG": _config(tmp_path, config_text),
-           "DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(PROJECT_ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "ai_llm.search_gateway", "--port", "0"], env=env,
-                          capture_output=True, text=True, timeout=120, cwd=PROJECT_ROOT)
-    assert proc.returncode == 2
-    assert re.search(expected, proc.stderr), proc.stderr
+    monkeypatch.setenv("LOCAL_CORPUS", str(corpus))
+    monkeypatch.setenv("SEARCH_CONFIG", _config(tmp_path, config_text))
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(sys, "argv", ["search_gateway", "--port", "0"])
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            gateway_main.main()
+    finally:
+        get_settings.cache_clear()
+    assert exit_info.value.code == 2
+    assert re.search(expected, capsys.readouterr().err)
