@@ -11,6 +11,7 @@ behaviour comes from its spec entry:
   process (proves a layer runs in parallel without timing anything); `error` if it is not reached in 20 s.
 * `fail`: the handler raises (a failed A2A task).
 * `input_required`: the reply asks for confirmation.
+* `show_history`: the reply text ends with the `history` turns it was sent.
 
 Every reply's data carries `received` (text, data and history as the agent saw them), so tests can check
 what the orchestrator sent, and `seq` (this process's request counter at the time of the reply).
@@ -64,6 +65,9 @@ def make_handler(name: str, spec: dict[str, Any]):  # type: ignore[no-untyped-de
             raise RuntimeError(f"{name} exploded on purpose")
         _counter["seq"] += 1
         text = spec.get("text") or f"[{name}] answer to: {request.text}"
+        if spec.get("show_history"):
+            turns = request.data.get("history") or []
+            text += " | history: " + " / ".join(str(t.get("text")) for t in turns if isinstance(t, dict))
         data: dict[str, Any] = {
             "status": status,
             "sources": spec.get("sources", []),
