@@ -9,7 +9,9 @@ from typing import Annotated, Any
 import httpx
 import typer
 
-from ai_llm.common.settings import get_settings
+from ai_llm.common.settings import PROJECT_ROOT, get_settings
+
+DEFAULT_EVAL = PROJECT_ROOT / "benchmarks" / "data" / "file_instructions.json"
 
 
 def _client() -> httpx.Client:
@@ -20,6 +22,23 @@ def _client() -> httpx.Client:
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
     """Add the `hub files` group."""
+    @eval_app.command("files")
+    def eval_files(
+        data: Annotated[Path, typer.Option(help="instruction eval set (JSON: catalogue + cases)")] = DEFAULT_EVAL,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """Accuracy of natural-language file instructions → operation and files (offline, no services)."""
+        from ai_llm.file_management_agent.evaluation import evaluate
+
+        result = evaluate(data)
+        if as_json:
+            typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+            return
+        typer.echo(f"cases {result['cases']}: operation {result['operation_accuracy']:.3f}, "
+                   f"targets {result['target_accuracy']:.3f}, confirmation {result['confirmation_accuracy']:.3f}")
+        for failure in result["failures"]:
+            typer.echo(f"  ✗ {failure}")
+
     files_app = typer.Typer(help="Files in the hub's document store (file-management agent).", no_args_is_help=True)
     app.add_typer(files_app, name="files")
 

@@ -25,7 +25,7 @@ OPERATIONS: list[tuple[str, list[str]]] = [
     ("reindex", [r"\bre-?index", r"\bretry\b", r"재색인", r"다시\s*색인", r"다시\s*인덱싱", r"재인덱싱"]),
     ("read", [r"\bread\b", r"\bopen\b", r"\bcontents?\b", r"\bwhat does\b", r"내용", r"읽어", r"열어"]),
     ("list", [r"\blist\b", r"\bshow\b", r"\bwhich files\b", r"\bwhat files\b", r"\bfiles\b", r"목록", r"리스트",
-              r"보여", r"어떤\s*파일", r"무슨\s*파일", r"파일\s*(들)?\s*(뭐|뭐가)"]),
+              r"보여", r"알려", r"어떤\s*파일", r"무슨\s*파일", r"파일\s*(들)?\s*(뭐|뭐가)"]),
     ("upload", [r"\bupload\b", r"올려\s*줘", r"업로드\s*해"]),
 ]
 
@@ -41,17 +41,21 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "보고서": ("보고서", "report"), "report": ("report", "보고서"), "가이드": ("가이드", "guide"),
     "guide": ("guide", "가이드", "지침"), "지침": ("지침", "guide"), "논문": ("논문", "paper"),
     "paper": ("paper", "논문"), "계획": ("계획", "plan"), "plan": ("plan", "계획"), "명세": ("명세", "spec"),
-    "사양": ("사양", "spec"), "프로토콜": ("프로토콜", "protocol"),
+    "사양": ("사양", "spec"), "프로토콜": ("프로토콜", "protocol"), "회의록": ("회의록", "minutes"),
+    "minute": ("minutes", "회의록"), "meeting": ("meeting", "회의"), "빅데이터": ("빅데이터", "bigdata", "big data"),
+    "플랫폼": ("플랫폼", "platform"), "감염": ("감염", "infection"), "매출": ("매출", "sales"),
+    "예방": ("예방", "prevention"), "weekly": ("weekly", "주간"), "주간": ("주간", "weekly"),
+    "monthly": ("monthly", "월간"), "월간": ("월간", "monthly"), "korean": ("korean", "ko_", "한국"),
 }
 #: Words that describe the operation, time or type rather than the file's name.
 _GENERIC = re.compile(
-    r"^(files?|documents?|docs?|list|show|delete|remove|erase|rename|read|open|contents?|re-?index|retry|"
-    r"uploaded|upload|added|last|this|past|week|weeks|month|months|today|yesterday|recent|recently|days?|"
+    r"^(files?|documents?|docs?|list|show|delete|remove|erase|rename|read|open|contents?|(re-?)?index\w*|retry|"
+    r"uploaded|uploads?|added|last|this|past|week|weeks|month|months|today|yesterday|recent|recently|days?|"
     r"all|every|everything|please|named|called|pdfs?|docx|word|txt|md|markdown|csv|which|what|does|say|"
     r"\d+|errors?|failed|failing|에러.*|오류.*|실패.*|난|"
     r"파일.*|문서.*|목록.*|리스트.*|보여.*|올린|올려.*|업로드.*|삭제.*|지워.*|지우.*|제거.*|없애.*|읽어.*|열어.*|"
     r"내용.*|이름.*|바꿔.*|변경.*|다시|색인.*|재색인.*|인덱싱.*|지난.*|이번.*|저번.*|오늘.*|어제.*|최근.*|"
-    r"\d+일.*|모든|전부|전체|모두|다|주|달|줘|해줘|해주세요|주세요|것|거|좀|워드|텍스트|마크다운|에|한|된)$")
+    r"\d+일.*|동안|이내|알려.*|뭐.*|무슨|어떤|모든|전부|전체|모두|다|주|달|줘|해줘|해주세요|주세요|것|거|좀|워드|텍스트|마크다운|에|한|된)$")
 
 
 @dataclass
@@ -142,7 +146,7 @@ def _singular(word: str) -> str:
 
 
 def _terms(text: str) -> list[str]:
-    return [_singular(w) for w in content_words(text) if not _GENERIC.match(w)]
+    return [_singular(w) for w in content_words(text) if len(w) > 1 and not _GENERIC.match(w)]
 
 
 def parse_instruction(text: str, now: datetime | None = None) -> FileCommand:
@@ -199,5 +203,10 @@ def match_files(records: Sequence[FileRecord], command: FileCommand) -> list[Fil
         if exact:
             return exact
     if command.terms:
-        out = [r for r in out if all(_name_matches(t, r.name) for t in command.terms)]
+        hits = {r.id: sum(1 for t in command.terms if _name_matches(t, r.name)) for r in out}
+        complete = [r for r in out if hits[r.id] == len(command.terms)]
+        if complete or command.operation not in ("list", "read") or len(command.terms) < 3:
+            return complete
+        # Non-destructive lookups forgive one unmatched word ("I2C protocol spec" finds the protocol).
+        return [r for r in out if hits[r.id] >= len(command.terms) - 1]
     return out
