@@ -73,7 +73,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
     @bench_app.command("gateway")
     def bench_gateway(
         data: Annotated[Path, typer.Argument(help="HotpotQA JSONL (../shared/eval-data/hotpotqa/…)")] = DEFAULT_HOTPOTQA,
-        delay_ms: Annotated[float, typer.Option(help="simulated provider network delay")] = 100.0,
+        delay_ms: Annotated[float, typer.Option(help="simulated provider network delay (a hosted search API "
+                                                        "typically answers in ~0.5–2 s)")] = 800.0,
         cost_per_call: Annotated[float, typer.Option(help="simulated provider price per call (USD)")] = 0.008,
         paraphrases: Annotated[int, typer.Option(help="paraphrased questions replayed")] = 50,
         threshold: Annotated[float, typer.Option(help="semantic-cache similarity threshold")] = 0.93,

@@ -119,3 +119,17 @@ async def test_items_without_http_url_are_dropped(fake_api: FakeAPI) -> None:
                                                 {"title": "c", "link": "https://c.example/"}]})
     results = await _adapter("serper", fake_api).search(SearchRequest(query="x"))
     assert [r.url for r in results] == ["https://c.example/"]
+
+
+def test_duckduckgo_rows_are_mapped() -> None:
+    """ddgs scrapes several engines' HTML (no stable wire format to serve locally): the row mapping is tested."""
+    from ai_llm.search_gateway.providers.duckduckgo import map_ddgs
+
+    text_rows = [{"title": "A", "href": "https://a.example/", "body": "alpha"}, {"title": "no url"},
+                 {"title": "B", "href": "https://www.b.example/x", "body": "beta"}]
+    results = map_ddgs(text_rows, "web")
+    assert [r.url for r in results] == ["https://a.example/", "https://www.b.example/x"]
+    assert results[1].source == "b.example" and results[0].score > results[1].score
+    news = map_ddgs([{"title": "N", "url": "https://n.example/", "body": "news", "date": "2026-11-29T01:00:00"}],
+                    "news")
+    assert news[0].published_at == "2026-11-29T01:00:00"
