@@ -75,7 +75,7 @@ def msg(key: str, language: str, **kwargs: Any) -> str:
 # --- contextualisation --------------------------------------------------------------------------------
 _ARTIFACT = re.compile(r"\[이전\s*대화\](?P<history>.*?)\[현재\s*질문\]", re.S)
 _PREVIOUS_RESULTS = re.compile(r"\n\s*이전 결과:.*\Z", re.S)
-_KO_REFERENCE = re.compile(r"그것|그거|그게|이것|이거|저것|위에서|위의|방금|아까|앞서|앞에서|해당\s*(문서|내용|파일)|그\s*(문서|내용|파일|부분)")
+_KO_REFERENCE = re.compile(r"그것|그거|그게|이것|이거|저것|위에서|위의|방금|아까|앞서|앞에서|해당\s*(문서|내용|파일)|그\s*(문서|내용|파일|부분)|(^|\s)(그|저|이|그런)\s+\S")
 _EN_REFERENCE = re.compile(
     r"\b(above|previous(ly)?|earlier|aforementioned|you (just )?(said|mentioned))\b"
     r"|\b(about|of|in|explain|summari[sz]e|from|on)\s+(it|that|this|them|those)\s*[?.!]?\s*$"

@@ -156,13 +156,17 @@ async def bench_hnsw(env: Any, n: int, dim: int, n_queries: int, ef_search: int)
             "recall_at_10": round(recall, 4), "goal": "recall >= 0.95"}
 
 
+def bench_documents(docs: Path | None) -> list[Path]:
+    """PDFs for the indexing benchmark: `--docs` (file or folder) or the RAG paper from the shared eval data."""
+    if docs is None:
+        return [DEFAULT_DOC] if DEFAULT_DOC.exists() else []
+    return sorted(docs.glob("*.pdf")) if docs.is_dir() else [docs]
+
+
 async def run_rag_bench(base: Settings, docs: Path | None, chunks: int, insert_chunks: int,
                         n_queries: int) -> dict[str, Any]:
     """The whole `hub bench rag` run in a temporary database."""
-    if docs is None:
-        paths = [DEFAULT_DOC] if DEFAULT_DOC.exists() else []
-    else:
-        paths = sorted(docs.glob("*.pdf")) if docs.is_dir() else [docs]
+    paths = await asyncio.to_thread(bench_documents, docs)
     if not paths:
         raise FileNotFoundError("no PDF to index: pass --docs (e.g. ../shared/eval-data/pdfs)")
     async with rag_environment(base) as env:
@@ -174,6 +178,3 @@ async def run_rag_bench(base: Settings, docs: Path | None, chunks: int, insert_c
         result["hnsw_vs_exact"] = await bench_hnsw(env, chunks, dim, 50, env.settings.rag_ef_search)
     return result
 
-
-if __name__ == "__main__":  # pragma: no cover - manual runs
-    print(asyncio.run(run_rag_bench(Settings(), None, 5000, 200, 5)))

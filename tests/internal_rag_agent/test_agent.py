@@ -1,0 +1,198 @@
+"""The LangGraph agent in process, over the real Postgres and embedding server with the offline engine:
+multi-query with one batched embedding call, hybrid Korean retrieval, no-result by score, the
+contextualize node with and without history, page-cited sources, and the delete/update skills."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import pytest
+
+from ai_llm.common.a2a_server import AgentRequest
+from ai_llm.common.db import Database
+from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.llm import CallRecord, LocalEngine
+from ai_llm.common.settings import Settings
+from ai_llm.internal_rag_agent.agent import RagAgent, is_context_dependent, page_label, strip_artifacts
+from ai_llm.internal_rag_agent.indexing_service import DocumentInput
+from ai_llm.internal_rag_agent.rag_search_service import QueryPlan
+from ai_llm.internal_rag_agent.vector_store import PgVectorStore
+from tests.conftest import EMBEDDING_MODEL
+from tests.internal_rag_agent.conftest import make_pdf, unique_ref
+
+TRAVEL_PAGES = [
+    "Travel policy of the platform team.\nExpense claims must be filed within 14 days after the trip ends.\n"
+    "Receipts are required for every expense above 20 dollars.",
+    "Hotel costs are reimbursed up to 150 dollars per night.\nThe approval code for business travel is TRV-2291.",
+]
+KOREAN_TEXT = ("# 보안 점검 지침\n\n서버접근기록은매월첫째주에점검하며,점검결과는정보보호위원회에보고한다.\n"
+               "비밀번호는90일마다변경해야한다.")
+
+
+class Corpus:
+    def __init__(self, refs: dict[str, str]) -> None:
+        self.refs = refs
+
+
+@pytest.fixture(scope="module")
+async def corpus(pg_url: str, embedding_server: str) -> AsyncIterator[Corpus]:
+    settings = Settings(database_url=pg_url, embedding_url=embedding_server, _env_file=None)  # type: ignore[call-arg]
+    embeddings = OpenAIEmbeddings(embedding_server, EMBEDDING_MODEL)
+    db = await Database(pg_url).open()
+    agent = RagAgent(PgVectorStore(db), embeddings, LocalEngine(embeddings), settings)
+    refs = {"travel": unique_ref("travel"), "security": unique_ref("security")}
+    results = await agent.indexing.index_many([
+        DocumentInput(refs["travel"], "travel_policy.pdf", file_url="/api/files/t1/download", file_id="t1",
+                      content_b64=base64.b64encode(make_pdf(TRAVEL_PAGES)).decode()),
+        DocumentInput(refs["security"], "보안지침.md", file_url="/api/files/s1/download", file_id="s1",
+                      content_b64=base64.b64encode(KOREAN_TEXT.encode()).decode()),
+    ])
+    assert [r.status for r in results] == ["success", "success"]
+    yield Corpus(refs)
+    for ref in refs.values():
+        await agent.indexing.delete(ref)
+    await db.close()
+    await embeddings.close()
+
+
+async def ask(agent: RagAgent, text: str, **data: Any) -> Any:
+    events: list[dict[str, Any]] = []
+
+    async def progress(message: str, **info: Any) -> None:
+        events.append({"message": message, **info})
+
+    state = await agent.run_state(AgentRequest(text=text, data=data), progress)
+    return state, events
+
+
+async def test_english_question_is_answered_with_page_cited_sources(rag_agent: RagAgent, corpus: Corpus) -> None:
+    state, events = await ask(rag_agent, "How many days do I have to file expense claims after a trip?")
+    reply = state["reply"]
+    assert reply.data["status"] == "ok"
+    top = reply.data["sources"][0]
+    assert top["file_name"] == "travel_policy.pdf" and top["storage_ref"] == corpus.refs["travel"]
+    assert 1 in top["pages"] and top["page_label"].startswith("p.1") and top["file_id"] == "t1"
+    assert 0 < top["score"] <= 1 and reply.data["max_score"] >= top["score"]
+    assert "14 days" in reply.text
+    assert "**출처:**" in reply.text and "- **travel_policy.pdf** (p.1" in reply.text
+    assert "파일 위치: /api/files/t1/download" in reply.text
+    assert [e["stage"] for e in events] == ["rewriting", "searching", "generating"]
+    assert len(reply.data["queries"]) == 4
+
+
+async def test_multi_query_embeds_all_queries_in_one_call(rag_agent: RagAgent, corpus: Corpus) -> None:
+    embeddings = rag_agent.embeddings
+    assert isinstance(embeddings, OpenAIEmbeddings)
+    service = rag_agent.search_service
+    queries = await service.make_queries("What is the approval code for business travel?")
+    assert len(queries) == 4 and len(set(queries)) == 4
+    before = embeddings.calls
+    outcome = await service.search("What is the approval code for business travel?", queries=queries)
+    assert embeddings.calls - before == 1
+    keys = [c.key for c in outcome.chunks]
+    assert len(keys) == len(set(keys)) and len(keys) <= rag_agent.settings.rag_top_k
+    assert outcome.chunks[0].hit.storage_ref == corpus.refs["travel"] and 2 in outcome.chunks[0].hit.pages
+
+
+async def test_korean_question_is_found_by_keyword_fusion(rag_agent: RagAgent, corpus: Corpus) -> None:
+    state, _ = await ask(rag_agent, "비밀번호는 며칠마다 바꿔야 하나요?")
+    reply = state["reply"]
+    assert reply.data["status"] == "ok"
+    assert reply.data["sources"][0]["file_name"] == "보안지침.md"
+    assert "90일" in reply.text.replace(" ", "")
+
+
+async def test_unrelated_questions_come_back_no_result(rag_agent: RagAgent, corpus: Corpus) -> None:
+    for question in ("What's the torque spec for a Tesla Model 3 wheel?", "김치찌개 맛있게 끓이는 방법 좀 알려줘"):
+        state, _ = await ask(rag_agent, question)
+        reply = state["reply"]
+        assert reply.data["status"] == "no_result", (question, reply.data)
+        assert reply.data["sources"] == [] and reply.data["max_score"] < rag_agent.settings.rag_min_score
+        assert "찾지 못했습니다" in reply.text
+
+
+async def test_contextualize_rewrites_a_follow_up_with_history(rag_agent: RagAgent, corpus: Corpus) -> None:
+    history = [{"role": "user", "text": "What does the travel policy say about hotel costs?"},
+               {"role": "agent", "text": "Hotel costs are reimbursed up to 150 dollars per night."}]
+    state, _ = await ask(rag_agent, "And what is the approval code for it?", history=history)
+    assert state["context_dependent"] and state["rewritten"]
+    assert "travel" in state["question"].lower() and "approval code" in state["question"].lower()
+    assert state["reply"].data["status"] == "ok"
+    assert "TRV-2291" in state["reply"].text
+
+
+async def test_follow_up_without_history_asks_to_restate(rag_agent: RagAgent, corpus: Corpus) -> None:
+    state, _ = await ask(rag_agent, "그것에 대해 좀 더 자세히 알려줘")
+    assert state["context_dependent"] and not state["rewritten"]
+    assert state["reply"].data["status"] == "needs_clarification"
+    assert "다시 말씀해 주세요" in state["reply"].text
+
+
+async def test_wrapped_history_artifacts_are_stripped_and_used(rag_agent: RagAgent, corpus: Corpus) -> None:
+    text = ("[이전 대화]\nuser: 서버 접근기록 점검 주기가 어떻게 돼?\nagent: 매월 첫째 주에 점검합니다.\n"
+            "[현재 질문]\n그 점검 결과는 어디에 보고해?\n이전 결과:\n(web) 관련 없음")
+    question, history = strip_artifacts(text)
+    assert question == "그 점검 결과는 어디에 보고해?" and history[0]["role"] == "user"
+    state, _ = await ask(rag_agent, text)
+    assert state["rewritten"] and "[현재 질문]" not in state["question"] and "이전 결과" not in state["question"]
+    assert state["reply"].data["status"] == "ok"
+    assert "정보보호위원회" in state["reply"].text.replace(" ", "")
+
+
+def test_reference_detection_and_page_labels() -> None:
+    assert is_context_dependent("방금 말한 규정 다시 알려줘") and is_context_dependent("Can you explain that?")
+    assert not is_context_dependent("What protocol does the bus use that supports clock stretching at 400 kHz")
+    assert not is_context_dependent("2024년 법인세율 인상 계획은?")
+    assert page_label([13, 14, 15]) == "p.13–15" and page_label([8, 3, 7]) == "p.3, 7–8" and page_label([5]) == "p.5"
+
+
+async def test_delete_and_update_skills(rag_agent: RagAgent, db: Database) -> None:
+    ref = unique_ref("skill")
+    data = base64.b64encode(b"Quarterly revenue grew by 12 percent.").decode()
+    state, events = await ask(rag_agent, "", skill="index_document",
+                              documents=[{"storage_ref": ref, "file_name": "q.txt", "content_b64": data}])
+    assert state["reply"].data["results"][0]["status"] == "success"
+    assert [e["stage"] for e in events] == ["parsing", "embedding", "saving"]
+    state, _ = await ask(rag_agent, "", skill="update_document", storage_ref=ref, file_name="q2.txt",
+                         file_url="/api/files/q2/download")
+    assert state["reply"].data == {"status": "ok", "updated_chunks": 1}
+    row = await db.fetchone("SELECT file_name, file_url FROM document_chunks WHERE storage_ref = %s", (ref,))
+    assert row == {"file_name": "q2.txt", "file_url": "/api/files/q2/download"}
+    state, _ = await ask(rag_agent, "", skill="delete_document", storage_ref=ref)
+    assert state["reply"].data == {"status": "ok", "deleted_chunks": 1}
+    assert await db.fetchone("SELECT 1 FROM document_chunks WHERE storage_ref = %s", (ref,)) is None
+    state, _ = await ask(rag_agent, "", skill="delete_document")
+    assert state["reply"].data["status"] == "error"
+
+
+class ScriptedLLM:
+    """An OpenAI-style model for tests: returns scripted structured output and records calls."""
+
+    online = True
+
+    def __init__(self) -> None:
+        self.calls: list[CallRecord] = []
+
+    async def chat(self, messages: Sequence[dict[str, str]], **_: Any) -> str:
+        self.calls.append(CallRecord("chat", "scripted", str(_.get("purpose", "")), 0.0))
+        return "The approval code is TRV-2291."
+
+    async def parse(self, messages: Sequence[dict[str, str]], schema: type, **_: Any) -> Any:
+        self.calls.append(CallRecord("parse", "scripted", str(_.get("purpose", "")), 0.0))
+        assert schema is QueryPlan
+        return QueryPlan(rewrite="business travel approval code",
+                         variants=["travel approval code", "TRV code for trips", "code approving travel"])
+
+
+async def test_online_llm_writes_the_variants_and_the_answer(deps: Any, corpus: Corpus) -> None:
+    llm = ScriptedLLM()
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, llm, deps.settings)  # type: ignore[arg-type]
+    before = deps.embeddings.calls
+    state, _ = await ask(agent, "Which code approves business trips?")
+    assert deps.embeddings.calls - before == 1
+    assert state["reply"].data["queries"] == ["business travel approval code", "travel approval code",
+                                              "TRV code for trips", "code approving travel"]
+    assert state["reply"].text.startswith("The approval code is TRV-2291.")
+    assert [c.purpose for c in llm.calls] == ["rag_query_variants", "rag_generate"]
