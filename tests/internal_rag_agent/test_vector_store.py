@@ -120,7 +120,7 @@ async def postgrest_url(pg_url: str) -> AsyncIterator[str]:
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(postgrest_app(pg_url), host="127.0.0.1", port=port, log_level="warning"))
     task = asyncio.create_task(server.serve())
-    while not server.started:
+    while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
         await asyncio.sleep(0.02)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
