@@ -16,6 +16,7 @@ in the person's language.
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +31,7 @@ from ai_llm.common.events import (
     AgentReply,
 )
 from ai_llm.common.llm import LLM, LLMError, LocalEngine
-from ai_llm.common.text import is_korean
+from ai_llm.common.text import is_korean, split_sentences
 from ai_llm.orchestrator_agent.executor import PREVIOUS_RESULT_CHARS, PlanExecutor, StepResult, agent_label
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep
 from ai_llm.orchestrator_agent.planner import (
@@ -75,6 +76,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "{capabilities}\n예: \"사내 보안 지침에서 비밀번호 규정 찾아줘\", \"오늘 원달러 환율 알려줘\", "
                    "\"우리 규정을 최신 법령과 비교해줘\", \"이 답변을 보고서로 저장해줘\""),
         "unavailable_note": "(현재 연결되지 않음)",
+        "previous": "직전 답변의 핵심 문장입니다 (오프라인 모드에서는 원문을 인용합니다):",
         "reason_timeout": "응답 시간 초과",
         "reason_unavailable": "에이전트에 연결할 수 없음",
         "reason_error": "오류",
@@ -99,6 +101,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "rules in our security guideline\", \"today's USD/KRW exchange rate\", \"compare our policy "
                    "with the latest law\", \"save this answer as a report\"."),
         "unavailable_note": "(currently unreachable)",
+        "previous": "The key sentences of the previous answer (offline mode quotes the original):",
         "reason_timeout": "timed out",
         "reason_unavailable": "agent unreachable",
         "reason_error": "error",
@@ -118,6 +121,11 @@ DIRECT_PROMPT = ("You are the assistant of Agent Hub, a multi-agent hub for Kore
                  "and briefly in {language_name}. You may rework earlier answers from the conversation. Do not "
                  "invent facts about the team's documents or current events; say the hub can search them. "
                  "The hub can: {capabilities}.")
+
+
+#: A DIRECT request that reworks the previous answer ("방금 답변을 세 줄로", "shorten your last answer").
+_PREVIOUS_ANSWER = re.compile(r"방금|위 (내용|답변)|이전 답변|앞의 답변|요약|짧게|줄로|last answer|previous answer|"
+                              r"your answer|shorter|summari[sz]e|bullet")
 
 
 def _reason(result: StepResult, language: str) -> str:
@@ -206,7 +214,8 @@ class Orchestrator:
                        data={"intent": plan.intent, "plan": plan_json(plan), "planner": outcome.planner})
 
         if plan.intent == "DIRECT":
-            answer = await self._direct(text, history, infos, language)
+            last = self._last.get(request.context_id) if request.context_id else None
+            answer = await self._direct(text, history, infos, language, last)
             await progress(m["done"], stage="done", progress=1.0)
             return self._reply(request, answer, STATUS_OK, outcome, [], [], language)
 
@@ -301,7 +310,7 @@ class Orchestrator:
         return result
 
     async def _direct(self, text: str, history: list[dict[str, str]], infos: dict[str, AgentInfo],
-                      language: str) -> str:
+                      language: str, last: dict[str, Any] | None = None) -> str:
         caps = CAPABILITIES[language]
         capability_lines = []
         for name, info in infos.items():
@@ -321,6 +330,12 @@ class Orchestrator:
                     return answer.strip()
             except LLMError as exc:
                 log.warning("direct answer failed, offline reply used: %s", exc)
+        if last and _PREVIOUS_ANSWER.search(text.lower()):
+            # Offline there is no model to rewrite with: quote the previous answer's key sentences instead.
+            sentences = [s for s in split_sentences(last["text"])
+                         if len(s) > 8 and not s.lstrip().startswith(("-", "#", "**", "⚠️", "📄 [", "🌐 ["))]
+            if sentences:
+                return MESSAGES[language]["previous"] + "\n" + "\n".join(f"- {s}" for s in sentences[:3])
         return MESSAGES[language]["direct"].format(capabilities="\n".join(capability_lines))
 
     def _reply(self, request: AgentRequest, answer: str, status: str, outcome: PlanOutcome,

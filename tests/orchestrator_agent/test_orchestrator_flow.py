@@ -264,3 +264,13 @@ async def test_save_this_answer_as_a_report_sends_the_previous_answer(scripted: 
     # The report agent echoes what it received: the previous answer came along after "이전 결과:".
     assert report.text.startswith("[report_ok] answer to: 이 답변을 보고서로 저장해줘")
     assert "이전 결과:" in report.text and "연차는 입사 첫해 15일입니다." in report.text
+
+
+async def test_offline_direct_rework_quotes_the_previous_answer(scripted: ScriptedAgents) -> None:
+    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted))
+    await orchestrator.handle(request("사내 휴가 규정 알려줘", context_id="ctx-3"), Recorder().progress)
+    short = await orchestrator.handle(request("방금 답변을 세 줄로 요약해줘", context_id="ctx-3"), Recorder().progress)
+    assert short.data["intent"] == "DIRECT" and short.data["steps"] == []
+    assert short.text.startswith(KO["previous"]) and "- 연차는 입사 첫해 15일입니다." in short.text
+    fresh = await orchestrator.handle(request("방금 답변을 세 줄로 요약해줘", context_id="ctx-4"), Recorder().progress)
+    assert "사내 문서(PDF 등)를 검색" in fresh.text  # no previous answer in this conversation
