@@ -39,6 +39,22 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         for failure in result["failures"]:
             typer.echo(f"  ✗ {failure}")
 
+    @bench_app.command("files")
+    def bench_files(
+        size_mb: Annotated[float, typer.Option(help="size of each uploaded file")] = 20.0,
+        rounds: Annotated[int, typer.Option(help="uploads (the best is reported)")] = 3,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """Upload throughput through POST /files vs a plain disk write; peak heap during an upload."""
+        import asyncio
+
+        from ai_llm.file_management_agent.benchmark import run_bench
+
+        result = asyncio.run(run_bench(size_mb, rounds))
+        typer.echo(json.dumps(result, ensure_ascii=False, indent=2) if as_json else
+                   f"upload {result['upload_mb_per_s']} MB/s vs disk {result['disk_write_mb_per_s']} MB/s "
+                   f"(ratio {result['upload_vs_disk_write_ratio']}); peak heap {result['peak_heap_mb_during_upload']} MB")
+
     files_app = typer.Typer(help="Files in the hub's document store (file-management agent).", no_args_is_help=True)
     app.add_typer(files_app, name="files")
 
