@@ -1,0 +1,69 @@
+"""`hub reindex` on its own embedded Postgres (the session database must keep its 384-dim schema): same model
+re-embeds in place; a model with another dimension alters the column, rebuilds the HNSW index and records the
+new model, after which the database opens again without the mismatch error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
+from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.text import tokenize
+from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_database
+from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk
+from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
+
+
+class TruncatedEmbeddings:
+    """The real model's vectors cut to `dimension` values, under another model name: a second model with a
+    different dimension for the purpose of this test (only one model is served here)."""
+
+    def __init__(self, inner: OpenAIEmbeddings, dimension: int) -> None:
+        self.inner = inner
+        self.dimension = dimension
+        self.model = f"{inner.model}-first{dimension}"
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [v[: self.dimension] for v in await self.inner.embed(texts)]
+
+
+@pytest.fixture
+def own_pg(tmp_path: Path) -> Iterator[str]:
+    server, url = start_embedded_postgres(tmp_path / "pg")
+    yield url
+    server.cleanup()
+
+
+async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmbeddings) -> None:
+    await migrate(own_pg, EMBEDDING_MODEL, EMBEDDING_DIM)
+    texts = ["Hand hygiene uses alcohol-based hand rub.", "The I2C address byte holds seven bits."]
+    async with Database(own_pg) as db:
+        vectors = await embeddings.embed(texts)
+        await PgVectorStore(db).replace_document("doc", [
+            StoredChunk("doc", i, t, [i + 1], " ".join(tokenize(t)), [x * 0 for x in v], "h")  # zero vectors
+            for i, (t, v) in enumerate(zip(texts, vectors, strict=True))])
+
+        same = await reindex_database(own_pg, embeddings)
+        assert same == {"chunks": 2, "embedding_model": EMBEDDING_MODEL, "dimension": EMBEDDING_DIM,
+                        "previous_dimension": EMBEDDING_DIM, "index_rebuilt": False}
+        rows = await db.fetch("SELECT chunk_index, embedding FROM document_chunks ORDER BY chunk_index")
+        assert [round(float(rows[i]["embedding"].to_numpy()[0]), 5) for i in range(2)] == \
+            [round(vectors[i][0], 5) for i in range(2)]  # the zero vectors were replaced by real ones
+
+        small = TruncatedEmbeddings(embeddings, 128)
+        with pytest.raises(EmbeddingMismatchError, match="hub reindex"):
+            await migrate(own_pg, small.model, 128)
+        changed = await reindex_database(own_pg, small)  # type: ignore[arg-type]
+        assert changed["dimension"] == 128 and changed["previous_dimension"] == EMBEDDING_DIM
+        assert changed["index_rebuilt"] is True
+        await migrate(own_pg, small.model, 128)  # no mismatch any more
+        meta = {r["key"]: r["value"] for r in await db.fetch("SELECT key, value FROM hub_meta")}
+        assert meta["embedding_model"] == small.model and meta["embedding_dim"] == "128"
+        index = await db.fetchone("SELECT indexdef FROM pg_indexes WHERE indexname = %s", (HNSW_INDEX,))
+        assert index and "hnsw" in index["indexdef"]
+        [query] = await small.embed(["What does the address byte contain?"])
+        hits = await PgVectorStore(db).vector_search(query, 2)
+        assert [h.chunk_index for h in hits] == [1, 0]
