@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ai_llm.common.db import Database, migrate, resolve_database_url
@@ -63,6 +66,13 @@ def create_app(settings: Settings, *, db: Database | None = None, static_dir: Pa
     app = FastAPI(title="Agent Hub API", version="0.1.0", lifespan=lifespan,
                   description="Chat over Server-Sent Events, files, search telemetry and health of the hub.")
     app.add_middleware(auth.SessionAuthMiddleware)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError) -> Response:
+        # ASCII-escaped, so an invalid input echoed back (a lone surrogate, say) cannot break the 422 itself.
+        body = json.dumps({"detail": jsonable_encoder(exc.errors())}, ensure_ascii=True, default=str)
+        return Response(body, status_code=422, media_type="application/json")
+
     for module in (auth, chat, files, search, health):
         app.include_router(module.router)
 

@@ -115,11 +115,18 @@ async def test_unknown_and_malformed_conversation_ids(api: httpx.AsyncClient) ->
     {"message": "hi", "conversation_id": "../../etc"},
     {"message": 42},
     {"message": "x" * 8001},
+    {"message": "nul\u0000byte"},
 ])
 async def test_bad_chat_bodies_are_422(api: httpx.AsyncClient, body: dict[str, object]) -> None:
     response = await api.post("/api/chat", json=body)
     assert response.status_code == 422
     assert response.json()["detail"]
+
+
+async def test_lone_surrogate_in_message_is_422(api: httpx.AsyncClient) -> None:
+    body = b'{"message": "broken \\ud800 text"}'
+    response = await api.post("/api/chat", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422 and "unicode" in response.text.lower()
 
 
 async def test_non_json_chat_body_is_422(api: httpx.AsyncClient) -> None:

@@ -110,6 +110,14 @@ async def test_upload_without_file_field_or_multipart_is_422(api: httpx.AsyncCli
     assert form_field.status_code == 422
     raw = await api.post("/api/files", content=b"%PDF-1.4", headers={"Content-Type": "application/pdf"})
     assert raw.status_code == 422
+    nameless = await api.post("/api/files", headers={"Content-Type": "multipart/form-data; boundary=b0"},
+                              content=b'--b0\r\nContent-Disposition: form-data; name="file"; filename=""\r\n'
+                                      b"\r\nabc\r\n--b0--\r\n")
+    assert nameless.status_code == 422 and "no name" in nameless.json()["detail"]
+    control = await api.post("/api/files", headers={"Content-Type": "multipart/form-data; boundary=b0"},
+                             content=b'--b0\r\nContent-Disposition: form-data; name="file"; filename="bad\x01.txt"'
+                                     b"\r\n\r\nabc\r\n--b0--\r\n")
+    assert control.status_code == 422 and "control" in control.json()["detail"]
     garbage = await api.post("/api/files", content=b"no boundary here",
                              headers={"Content-Type": "multipart/form-data; boundary=zzz"})
     assert garbage.status_code == 422

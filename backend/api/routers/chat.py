@@ -50,6 +50,8 @@ class ChatRequest(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("message must not be blank")
+        if "\x00" in value:  # Postgres text cannot hold NUL, and no keyboard types one
+            raise ValueError("message must not contain NUL characters")
         return value.strip()
 
 

@@ -91,6 +91,8 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
     name = part.filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
     if not name:
         raise HTTPException(422, "the uploaded file has no name")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise HTTPException(422, "the file name contains control characters")
     try:
         response = await files.post("/files", params={"name": name}, content=upload.chunks(),
                                     headers={"Content-Type": part.content_type})
