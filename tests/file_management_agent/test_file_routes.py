@@ -3,6 +3,7 @@ embedded Postgres: upload → indexed, content with ranges, limits, bad input, r
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 from collections.abc import AsyncIterator
@@ -226,3 +227,34 @@ async def test_routes_require_the_hub_token(deps: HubDeps, test_rag: Child) -> N
 @pytest.fixture(autouse=True)
 def _no_leftover_env() -> None:
     assert "HUB_TOKEN" not in os.environ
+
+
+async def test_concurrent_uploads_of_one_name_never_overwrite(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        bodies = [f"version {i} of the plan".encode() for i in range(5)]
+        responses = await asyncio.gather(*(agent.upload("plan.txt", body) for body in bodies))
+        records = [r.json() for r in responses]
+        assert all(r.status_code == 201 for r in responses)
+        assert sorted(r["name"] for r in records) == ["plan (2).txt", "plan (3).txt", "plan (4).txt",
+                                                      "plan (5).txt", "plan.txt"]
+        for record, body in zip(records, bodies, strict=True):
+            assert (await agent.http.get(f"/files/{record['id']}/content")).content == body
+        await agent.service.wait_idle()
+
+
+async def test_a_restart_resumes_interrupted_indexing_and_clears_spools(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        created = (await agent.upload("resume.txt", b"interrupted walrus indexing")).json()
+        await agent.wait_indexed(created["id"])
+        root = agent.settings.files_dir
+    # As if the process had stopped mid-indexing and mid-upload.
+    assert deps.db is not None
+    await deps.db.execute("UPDATE file_records SET index_status = 'indexing', chunks = 0 WHERE id = %s",
+                          (created["id"],))
+    (root / ".incoming" / "cut-off.part").write_bytes(b"half an upload")
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        assert list((root / ".incoming").iterdir()) == []
+        record = await agent.wait_indexed(created["id"])
+        assert record["index_status"] in ("indexed", "skipped") and record["chunks"] > 0
