@@ -40,6 +40,8 @@ SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette
 #: Chat format: llama-cpp-python's `chatml-function-calling` (OpenAI tools, grammar-constrained JSON) with
 #: its ReAct-breaking defects fixed — see `local_llm_chat_format`.
 CHAT_FORMAT = "hub-chatml-tools"
+#: CMake options for a source build: skip llama-cpp-python's multimodal (llava/mtmd) library.
+BUILD_CMAKE_ARGS = "-DLLAVA_BUILD=OFF"
 MODEL_ALIAS = "smollm2-135m-instruct"
 
 
@@ -165,7 +167,9 @@ def install(quiet: bool = True, wheel_dir: Path = WHEEL_DIR) -> list[str]:
             wheel_dir.mkdir(parents=True, exist_ok=True)
             build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheel_dir),
                      f"{server.name}=={server.version}"]
-            if subprocess.run(build, check=False).returncode != 0:
+            # The multimodal library (mtmd, about a third of the build) is never used by the hub.
+            env = {**os.environ, "CMAKE_ARGS": f"{BUILD_CMAKE_ARGS} {os.environ.get('CMAKE_ARGS', '')}".strip()}
+            if subprocess.run(build, check=False, env=env).returncode != 0:
                 raise LocalLLMUnavailable(f"building {server.name} {server.version} failed (see pip's output)")
             wheel = cached_wheel(server.version, wheel_dir)
             if wheel is None:
