@@ -27,7 +27,7 @@ from typing import Any, Literal
 from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
-from ai_llm.common.text import normalize, split_sentences, tokenize
+from ai_llm.common.text import ENGLISH_STOPWORDS, normalize, split_sentences, tokenize
 from ai_llm.web_research_agent.deep_read import Chunk, read_pages
 from ai_llm.web_research_agent.mcp_tools import SearchHit, SearchResponse, SearchToolset, ToolsUnavailable
 from ai_llm.web_research_agent.prompts import phrase, quote_untrusted, system_prompt
@@ -54,9 +54,10 @@ PLACE_REGIONS = {
     "독일": "de-de", "germany": "de-de", "프랑스": "fr-fr", "france": "fr-fr",
     "한국": "kr-kr", "korea": "kr-kr", "서울": "kr-kr", "seoul": "kr-kr",
 }
+SEARCH_RANK_WEIGHT = 0.3  # share of the search rank in the first-hop ordering
 LANGUAGE_REGIONS = {"ko": "kr-kr", "en": "wt-wt"}
 
-_CAPITALISED = re.compile(r"\b[A-Z][\w'’.\-]*(?:\s+(?:of|the|and|de|von|van|&)?\s*[A-Z][\w'’\-]*)*")
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’.\-]*(?:,?\s+(?:(?:of|the|and|to|for|a|de|von|van|&)\s+)*[A-Z0-9][\w'’\-]*)*")
 
 
 @dataclass
@@ -130,16 +131,19 @@ class WebResearchAgent:
         deps: settings, LLM (offline engine or OpenAI-compatible) and embeddings.
         toolset_factory: opens a `SearchToolset` per run (default: the servers in settings).
         max_pages: pages read in deep-read mode.
+        max_sources: pages cited in an answer (the best-ranked chunks' pages).
         read_budget_s: time budget for reading pages; slower pages are skipped.
         max_results: results asked from each search.
     """
 
-    def __init__(self, deps: HubDeps, toolset_factory: ToolsetFactory | None = None, *, max_pages: int = 5,
-                 read_budget_s: float = 8.0, max_results: int = 6, hops: int = 1) -> None:
+    def __init__(self, deps: HubDeps, toolset_factory: ToolsetFactory | None = None, *, max_pages: int = 8,
+                 max_sources: int = 5,
+                 read_budget_s: float = 8.0, max_results: int = 8, hops: int = 1) -> None:
         self.deps = deps
         self.settings = deps.settings
         self.toolset_factory = toolset_factory or (lambda: SearchToolset.open(self.settings))
         self.max_pages = max_pages
+        self.max_sources = max_sources
         self.read_budget_s = read_budget_s
         self.max_results = max_results
         self.hops = hops
@@ -207,11 +211,7 @@ class WebResearchAgent:
             queries = queries[:1]  # the cheap mode: one search, answer from its snippets
         results = await asyncio.gather(*(self._search(tools, q, plan, state, language, progress)
                                          for q in queries))
-        best: dict[str, SearchHit] = {}
-        for hit in (h for found in results for h in found):
-            if hit.url not in best or (hit.score or 0) > (best[hit.url].score or 0):
-                best[hit.url] = hit
-        hits = sorted(best.values(), key=lambda h: h.score or 0.0, reverse=True)
+        hits = fuse(results)
         if not hits:
             return self._no_result(state, language, depth)
         effective = depth
@@ -240,17 +240,24 @@ class WebResearchAgent:
                                 budget_s=self.read_budget_s, top_k=self.max_pages * 2, on_page=on_page)
         state.pages_read.extend(read.pages_read)
         state.skipped_pages.update(read.skipped)
-        chunks = list(read.chunks)
+        # Blend the chunk's similarity with its page's search rank: both are evidence of relevance.
+        position = {h.url: i for i, h in enumerate(hits)}
+        chunks = sorted(read.chunks, key=lambda c: c.score + SEARCH_RANK_WEIGHT / (1 + position.get(c.url, 99)),
+                        reverse=True)
         # One follow-up hop: entities the best pages name but the question does not (multi-hop questions).
         for _ in range(self.hops):
             follow = follow_up_entities(question, chunks[:2], exclude_titles=[c.title for c in chunks])
+            entities = follow[:3]
             found_lists = await asyncio.gather(*(
                 self._search(tools, entity, plan, state, language, progress, max_results=3)
-                for entity in follow[:2]))
+                for entity in entities))
             new_hits: list[SearchHit] = []
-            for found in found_lists:
+            for entity, found in zip(entities, found_lists, strict=True):
                 taken = {h.url for h in new_hits}
-                unread = [h for h in found if h.url not in state.pages_read and h.url not in taken]
+                # The page *about* the entity (its title names it), not a page that merely mentions it.
+                unread = [h for h in found if h.url not in state.pages_read and h.url not in taken
+                          and title_match(entity, h.title) >= 0.5]
+                unread.sort(key=lambda h: title_match(entity, h.title), reverse=True)
                 new_hits.extend(unread[:1])
             if not new_hits:
                 break
@@ -263,7 +270,7 @@ class WebResearchAgent:
             chunks = chunks[:2] + more.chunks[:2] + chunks[2:] + more.chunks[2:]
         by_url = {h.url: h for h in state.seen.values()}
         out: list[tuple[SearchHit, str]] = []
-        for chunk in chunks[: self.max_pages]:
+        for chunk in chunks[: self.max_sources]:
             hit = by_url.get(chunk.url) or SearchHit(chunk.title, chunk.url, chunk.text[:200], score=chunk.score)
             out.append((hit, chunk.text))
         return out
@@ -376,51 +383,85 @@ def _rank(question: str, passages: list[str]) -> list[tuple[float, str]]:
     return _SENTENCE_RANKER.rank_sentences(question, passages)
 
 
+def fuse(result_lists: list[list[SearchHit]], k: int = 10) -> list[SearchHit]:
+    """Reciprocal-rank fusion of several queries' results (a page found by several queries rises).
+
+    Each URL keeps its best score (that is what the relevance filter judged); the order is by fused rank.
+    """
+    fused: dict[str, float] = {}
+    best: dict[str, SearchHit] = {}
+    for hits in result_lists:
+        for rank, hit in enumerate(hits):
+            fused[hit.url] = fused.get(hit.url, 0.0) + 1.0 / (k + rank)
+            if hit.url not in best or (hit.score or 0) > (best[hit.url].score or 0):
+                best[hit.url] = hit
+    return sorted(best.values(), key=lambda h: (fused[h.url], h.score or 0.0), reverse=True)
+
+
 def key_phrases(question: str) -> list[str]:
     """Names, titles and numbers a question mentions (capitalised runs, quoted text, years)."""
     phrases = [m.group(1) for m in re.finditer(r'"([^"]{3,80})"', question)]
     for match in _CAPITALISED.finditer(question):
         phrase_ = match.group(0).strip(" .'’-")
-        if match.start() == 0 and " " not in phrase_:
-            continue  # the question's first word ("What", "Which") is capitalised for grammar, not a name
+        if " " not in phrase_ and phrase_.lower() in ENGLISH_STOPWORDS:
+            continue  # "What", "Which", "The" are capitalised for grammar, not names
         if phrase_ and not any(phrase_ in p for p in phrases):
             phrases.append(phrase_)
     phrases.extend(m.group(0) for m in re.finditer(r"\b(1[5-9]|20)\d{2}\b", question))
     return phrases
 
 
-def optimise_queries(question: str, llm: Any) -> list[str]:
-    """Search queries for a question: its key phrases (what search engines match best) and the rewrite.
+def optimise_queries(question: str, llm: Any, max_queries: int = 4) -> list[str]:
+    """Search queries for a question, best first.
 
-    The key-phrase query comes first; the keyword rewrite (particles, question words and stop words removed)
-    catches questions that name nothing. Duplicates are dropped.
+    1. all its key phrases together (what search engines match best);
+    2. each key phrase on its own when there are several (comparison questions name two things);
+    3. the keyword rewrite (particles, question words and stop words removed), for questions naming nothing.
     """
     rewrite = llm.rewrite_query(question) if isinstance(llm, LocalEngine) else normalize(question)
-    phrases = [p for p in key_phrases(question) if p.lower() not in {"what", "which", "who"}]
+    phrases = list(dict.fromkeys(p for p in key_phrases(question) if p.lower() not in {"what", "which", "who"}))
     queries: list[str] = []
     if phrases:
-        queries.append(" ".join(dict.fromkeys(phrases)))
-    if rewrite and rewrite not in queries:
+        queries.append(" ".join(phrases))
+    names = [p for p in phrases if not p.isdigit()]
+    if len(names) > 1:
+        queries.extend(names[:2])
+    if rewrite:
         queries.append(rewrite)
-    return queries or [normalize(question)]
+    unique = list(dict.fromkeys(q for q in queries if q.strip()))
+    return unique[:max_queries] or [normalize(question)]
 
 
 def follow_up_entities(question: str, chunks: list[Chunk], exclude_titles: list[str]) -> list[str]:
-    """Names the best chunks mention that the question does not (the bridge of a multi-hop question)."""
+    """Names the best chunks mention that the question does not (the bridge of a multi-hop question).
+
+    A name scores by how well its sentence matches the question (the bridge usually sits in the sentence
+    that answers the first hop), by the rank of its chunk, and by being a multi-word name.
+    """
     q_tokens = set(tokenize(question))
     titles = {normalize(t).lower() for t in exclude_titles}
     scores: dict[str, float] = {}
     for rank, chunk in enumerate(chunks):
-        for position, match in enumerate(_CAPITALISED.finditer(chunk.text)):
-            name = match.group(0).strip(" .'’-")
-            tokens = set(tokenize(name))
-            if len(name) < 4 or not tokens or tokens & q_tokens or name.lower() in titles:
-                continue
-            if len(tokens) == 1 and match.start() == 0:
-                continue  # a capitalised first word of a sentence is rarely a name
-            weight = 1.0 if len(tokens) > 1 else 0.4  # "Shirley Temple" over "American"
-            scores[name] = scores.get(name, 0.0) + weight * (1.0 / (1 + rank) + 1.0 / (2 + position))
+        for sentence in split_sentences(chunk.text):
+            s_tokens = set(tokenize(sentence))
+            overlap = len(q_tokens & s_tokens) / len(q_tokens) if q_tokens else 0.0
+            for match in _CAPITALISED.finditer(sentence):
+                name = match.group(0).strip(" .,'’-")
+                tokens = set(tokenize(name))
+                if len(name) < 4 or not tokens or tokens <= q_tokens or name.lower() in titles:
+                    continue
+                if len(tokens) == 1 and match.start() == 0:
+                    continue  # a capitalised first word of a sentence is rarely a name
+                weight = 1.0 if len(tokens) > 1 else 0.5  # "Shirley Temple" over "American"
+                score = weight * (0.5 + overlap) / (1 + rank)
+                scores[name] = max(scores.get(name, 0.0), score)
     return sorted(scores, key=lambda name: scores[name], reverse=True)
+
+
+def title_match(entity: str, title: str) -> float:
+    """How well a page title names an entity (token Jaccard, 0–1)."""
+    a, b = set(tokenize(entity)), set(tokenize(re.sub(r"\(.*?\)", " ", title)))
+    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 _WH_NUMBER = re.compile(r"\b(how many|how much|how old|what year|which year|when|how long|몇|언제)\b", re.I)
