@@ -11,6 +11,7 @@ import asyncio
 import base64
 import binascii
 import io
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -23,17 +24,23 @@ from ai_llm.common.events import (
     STATUS_OK,
     AgentReply,
 )
+from ai_llm.common.llm import LLMError
 from ai_llm.file_management_agent.file_records import FileRecord
 from ai_llm.file_management_agent.file_safety import DOCX, PDF
 from ai_llm.file_management_agent.file_service import FileError, FileService
 from ai_llm.file_management_agent.instructions import (
     FileCommand,
+    FileCommandDraft,
+    command_from_draft,
+    draft_messages,
     is_no,
     is_yes,
     match_files,
     parse_instruction,
     strip_previous_results,
 )
+
+log = logging.getLogger(__name__)
 
 PENDING_TTL_S = 600
 READ_PREVIEW_CHARS = 4000
@@ -85,11 +92,13 @@ class FileAgent:
     Args:
         service: the file operations.
         default_language: `ko` or `en` when the request does not say.
+        llm: with an online model, instructions are mapped by it (rules on failure); offline, by rules.
     """
 
-    def __init__(self, service: FileService, default_language: str = "ko") -> None:
+    def __init__(self, service: FileService, default_language: str = "ko", llm: Any = None) -> None:
         self.service = service
         self.default_language = default_language
+        self.llm = llm
         self.pending: dict[str, PendingDeletion] = {}
 
     def _m(self, lang: str) -> dict[str, Any]:
@@ -177,6 +186,14 @@ class FileAgent:
     # -- natural language -----------------------------------------------------------------
     async def _instruction(self, request: AgentRequest, progress: Progress, m: dict[str, Any]) -> AgentReply:
         command = parse_instruction(request.text)
+        if self.llm is not None and getattr(self.llm, "online", False):
+            names = [r.name for r in await self.service.all()]
+            try:
+                draft = await self.llm.parse(draft_messages(strip_previous_results(request.text), names),
+                                             FileCommandDraft, purpose="file_instruction")
+                command = command_from_draft(draft)
+            except LLMError as exc:  # the rules still understand the common phrasings
+                log.warning("file instruction model failed, using rules: %s", exc)
         return await self._run(command, request, progress, m)
 
     async def _run(self, command: FileCommand, request: AgentRequest, progress: Progress,

@@ -63,7 +63,7 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
                                                          timeout_s=max(settings.agent_timeout_s, 300.0))
         file_service = FileService(FileRecords(db), store, index, settings.max_upload_bytes)
         state["service"] = file_service
-        state["agent"] = FileAgent(file_service, settings.ui_language)
+        state["agent"] = FileAgent(file_service, settings.ui_language, deps.llm)
         await file_service.resume()
         try:
             yield

@@ -12,6 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 from ai_llm.common.text import content_words, normalize
 from ai_llm.file_management_agent.file_records import FileRecord
@@ -210,3 +213,48 @@ def match_files(records: Sequence[FileRecord], command: FileCommand) -> list[Fil
         # Non-destructive lookups forgive one unmatched word ("I2C protocol spec" finds the protocol).
         return [r for r in out if hits[r.id] >= len(command.terms) - 1]
     return out
+
+
+TimeRange = Literal["none", "today", "yesterday", "this_week", "last_week", "this_month", "last_month"]
+_RANGE_WORDS = {"today": "today", "yesterday": "yesterday", "this_week": "this week", "last_week": "last week",
+                "this_month": "this month", "last_month": "last month"}
+
+
+class FileCommandDraft(BaseModel):
+    """What a language model extracts from a file instruction (the time window is computed by rules)."""
+
+    operation: Literal["list", "read", "rename", "delete", "reindex", "upload", "unknown"]
+    exact_name: str | None = Field(None, description="a file name from the list, when the person means one file")
+    name_terms: list[str] = Field(default_factory=list, description="words that appear in the wanted files' names")
+    time_range: TimeRange = "none"
+    last_days: int | None = Field(None, description="'last N days' when said")
+    extension: str | None = Field(None, description="'.pdf', '.docx', '.txt', '.md' or '.csv' when a type is named")
+    all_files: bool = False
+    only_errors: bool = Field(False, description="only files whose indexing failed")
+    new_name: str | None = Field(None, description="the new name of a rename")
+
+
+def command_from_draft(draft: FileCommandDraft, now: datetime | None = None) -> FileCommand:
+    """A `FileCommand` from a model's draft; relative dates are resolved by the same rules as offline."""
+    if draft.last_days:
+        since, until = time_window(f"last {draft.last_days} days", now)
+    elif draft.time_range != "none":
+        since, until = time_window(_RANGE_WORDS[draft.time_range], now)
+    else:
+        since, until = None, None
+    extension = draft.extension.lower() if draft.extension else None
+    if extension and not extension.startswith("."):
+        extension = "." + extension
+    return FileCommand(draft.operation, [t.lower() for t in draft.name_terms if t.strip()],
+                       draft.exact_name or None, since, until, extension, draft.all_files, draft.new_name or None,
+                       draft.only_errors)
+
+
+def draft_messages(text: str, names: Sequence[str]) -> list[dict[str, str]]:
+    """The prompt asking a model to map an instruction to a `FileCommandDraft`."""
+    listing = "\n".join(f"- {n}" for n in list(names)[:200]) or "(no files)"
+    return [{"role": "system", "content": "You map a person's file-management instruction (Korean or English) to "
+             "an operation on a document store. Use only names from the list for exact_name; name_terms are words "
+             "of the wanted files' names (translate Korean words when the names are English). Do not guess files "
+             "that do not match."},
+            {"role": "user", "content": f"Stored files:\n{listing}\n\nInstruction: {text}"}]

@@ -1,0 +1,62 @@
+"""With an online model the file agent maps instructions through it (scripted fake implementing the LLM
+protocol; OpenAI is unreachable here), resolving dates by rules; when the model fails, the rules answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from ai_llm.common.a2a_server import AgentRequest, Progress
+from ai_llm.common.llm import CallRecord, LLMError
+from ai_llm.common.process import Child
+from ai_llm.common.runtime import HubDeps
+from ai_llm.file_management_agent.agent import FileAgent
+from tests.file_management_agent.conftest import clear_records, file_agent
+
+
+class ScriptedLLM:
+    """Returns scripted drafts in order (an exception instance is raised instead)."""
+
+    online = True
+
+    def __init__(self, *replies: dict[str, Any] | Exception) -> None:
+        self.replies = list(replies)
+        self.calls: list[CallRecord] = []
+        self.prompts: list[list[dict[str, str]]] = []
+
+    async def parse(self, messages: Sequence[dict[str, str]], schema: type[BaseModel], **_: Any) -> Any:
+        self.prompts.append(list(messages))
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return schema.model_validate(reply)
+
+
+async def test_model_mapped_instructions_and_rule_fallback(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        ids = {}
+        for name in ("cdc_outpatient_infection_prevention_guide.txt", "sales.csv", "roadmap.md"):
+            ids[name] = (await agent.upload(name, f"{name} content".encode())).json()["id"]
+        await agent.service.wait_idle()
+        llm = ScriptedLLM(
+            {"operation": "delete", "name_terms": ["infection"]},
+            {"operation": "list", "time_range": "this_week", "extension": "csv"},
+            LLMError("scripted outage"),
+        )
+        files = FileAgent(agent.service, "en", llm)
+        progress = Progress("file_management")
+
+        gone = await files(AgentRequest(text="감염 관련 안내서는 이제 필요 없어, 치워줘", context_id="c1"), progress)
+        assert gone.status == "ok" and [d["id"] for d in gone.data["deleted"]] == [
+            ids["cdc_outpatient_infection_prevention_guide.txt"]]
+        assert "sales.csv" in llm.prompts[0][1]["content"]  # the model sees the stored names
+
+        listed = await files(AgentRequest(text="what spreadsheets came in this week?", context_id="c2"), progress)
+        assert [f["name"] for f in listed.data["files"]] == ["sales.csv"]
+
+        fallback = await files(AgentRequest(text="delete roadmap.md", context_id="c3"), progress)
+        assert fallback.status == "ok" and [d["id"] for d in fallback.data["deleted"]] == [ids["roadmap.md"]]
+        assert [r["name"] for r in (await agent.http.get("/files")).json()] == ["sales.csv"]
