@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
@@ -24,6 +25,7 @@ CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 #: Earlier turns sent to the orchestrator with each message (A2A data part `history`).
 HISTORY_TURNS = 10
 MAX_MESSAGE_CHARS = 8000
+_PENDING_SAVES: set[asyncio.Task[None]] = set()
 
 ERRORS = {
     "unavailable": {"ko": "오케스트레이터에 연결할 수 없습니다. 허브가 실행 중인지 확인해 주세요.",
@@ -115,14 +117,19 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                settings: SettingsDep) -> EventSourceResponse:
     """Ask the hub; the orchestrator's progress is relayed live as Server-Sent Events."""
     conversation_id = body.conversation_id or uuid.uuid4().hex
-    history = await chats.history(conversation_id, limit=HISTORY_TURNS * 2) or []
-    await chats.add_message(conversation_id, "user", body.message, language=body.language)
+    history = (await chats.history(conversation_id, limit=HISTORY_TURNS * 2) or []) if body.conversation_id else []
     language = body.language
 
     def error(message: str) -> ServerSentEvent:
         return _event("error", {"message": message, "conversation_id": conversation_id})
 
     async def events() -> AsyncIterator[ServerSentEvent]:
+        # The question is saved beside the orchestrator call, so the first status event never waits on
+        # the database; it is saved before the answer (turn order) and before `done` in every case.
+        saved_question = asyncio.create_task(
+            chats.add_message(conversation_id, "user", body.message, language=language))
+        _PENDING_SAVES.add(saved_question)  # a strong reference until done, even if the client leaves
+        saved_question.add_done_callback(_PENDING_SAVES.discard)
         data = {"language": language,
                 "history": [{"role": "user" if h["role"] == "user" else "agent", "text": h["text"]}
                             for h in history]}
@@ -136,6 +143,7 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                     yield error(f"{ERRORS['failed'][language]}: {detail}")
                     break
                 payload = answer_payload(event, conversation_id)
+                await saved_question
                 await chats.add_message(conversation_id, "assistant", payload["text"], language=language,
                                         intent=payload["intent"], sources=payload["sources"],
                                         steps=payload["steps"])
@@ -151,6 +159,10 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
         except Exception:  # a readable error event instead of a silently dropped stream
             log.exception("chat stream failed")
             yield error(ERRORS["internal"][language])
+        try:
+            await saved_question
+        except Exception:  # already reported above when the answer needed it; the stream still ends
+            log.exception("could not save the question of conversation %s", conversation_id)
         yield _event("done", {})
 
     return EventSourceResponse(events(), ping=15, headers={"X-Accel-Buffering": "no",
