@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import sys
 from typing import Annotated, Any
 
 import typer
