@@ -2,9 +2,9 @@
 
 A question becomes a rewrite (key nouns, particles dropped) plus three variants (LLM when configured,
 rule-based offline). All four are embedded in **one** batched call; vector searches (`match_documents`) and
-keyword searches (`keyword_match_documents`, Hangul bigrams + English words) run concurrently; the ranked
-lists are fused with reciprocal rank fusion, deduplicated by `storage_ref:chunk_index` (best score kept) and
-cut to the top k.
+keyword searches (`keyword_match_documents`, Hangul bigrams + English words) run concurrently — each kind
+in one SQL round trip on pgvector; the ranked lists are fused with reciprocal rank fusion, deduplicated by
+`storage_ref:chunk_index` (best score kept) and cut to the top k.
 
 Each chunk also gets a **relevance** in 0–1 used for the no-result decision: the larger of its best cosine
 similarity (rescaled) and its keyword coverage (the share of the question's distinct tokens it contains,
@@ -179,13 +179,10 @@ class RagSearchService:
                 token_lists.append(tokens)
         t = time.perf_counter()
         use_vectors = self.vectors_count_for(question)
-        results = await asyncio.gather(
-            *(self.store.vector_search(v, CANDIDATES_PER_LIST) for v in (vectors if use_vectors else [])),
-            *(self.store.keyword_search(tokens, CANDIDATES_PER_LIST) for tokens in token_lists))
+        vector_lists, keyword_lists = await asyncio.gather(
+            self.store.vector_search_many(vectors if use_vectors else [], CANDIDATES_PER_LIST),
+            self.store.keyword_search_many(token_lists, CANDIDATES_PER_LIST))
         timings["search"] = (time.perf_counter() - t) * 1000
-        n_vector = len(vectors) if use_vectors else 0
-        vector_lists = results[:n_vector]
-        keyword_lists = results[n_vector:]
         fused: dict[str, RankedChunk] = {}
         for qi, hits in enumerate(vector_lists):
             for rank, hit in enumerate(hits):
