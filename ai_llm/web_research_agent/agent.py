@@ -55,6 +55,7 @@ PLACE_REGIONS = {
     "한국": "kr-kr", "korea": "kr-kr", "서울": "kr-kr", "seoul": "kr-kr",
 }
 SEARCH_RANK_WEIGHT = 0.3  # share of the search rank in the first-hop ordering
+NUMBER_BONUS = 0.25
 LANGUAGE_REGIONS = {"ko": "kr-kr", "en": "wt-wt"}
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.\-]*(?:,?\s+(?:(?:of|the|and|to|for|a|de|von|van|&)\s+)*[A-Z0-9][\w'’\-]*)*")
@@ -279,8 +280,11 @@ class WebResearchAgent:
                  depth: str) -> AgentReply:
         """Extractive answer: a summary from the best sentences, details per source, then the source list."""
         ranked: list[tuple[float, str, SearchHit]] = []
+        wants_number = bool(_WH_NUMBER.search(question))
         for hit, text in passages:
             for score, sentence in _rank(question, [text]):
+                if wants_number and re.search(r"\d", sentence):
+                    score += NUMBER_BONUS  # "how many / when" questions are answered by a number or date
                 ranked.append((score, sentence, hit))
         ranked.sort(key=lambda item: item[0], reverse=True)
         if not ranked:
@@ -464,7 +468,7 @@ def title_match(entity: str, title: str) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-_WH_NUMBER = re.compile(r"\b(how many|how much|how old|what year|which year|when|how long|몇|언제)\b", re.I)
+_WH_NUMBER = re.compile(r"\b(?:how many|how much|how old|what year|which year|when|how long)\b|몇|언제", re.I)
 
 
 def short_answer(question: str, sentences: list[str]) -> str:

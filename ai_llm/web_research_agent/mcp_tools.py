@@ -18,6 +18,7 @@ and pages to `PageContent` (`url, title, text, published_at, error`).
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 import uuid
@@ -32,6 +33,8 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.tools import load_mcp_tools
 
 from ai_llm.common.settings import Settings
+
+log = logging.getLogger(__name__)
 
 #: Canonical operation -> tool names recognised for it, most specific first.
 TOOL_ALIASES: dict[str, tuple[str, ...]] = {
@@ -107,6 +110,13 @@ def mcp_connections(settings: Settings) -> dict[str, dict[str, Any]]:
     if settings.hub_token:
         connection["headers"] = {"Authorization": f"Bearer {settings.hub_token}"}
     return {"hub": connection}
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost message of an exception (task groups wrap transport errors in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _schema_properties(tool: BaseTool) -> set[str]:
@@ -262,15 +272,21 @@ class SearchToolset:
     async def open(cls, settings: Settings, agent_name: str = "web_research") -> AsyncIterator[SearchToolset]:
         """Connect to every configured MCP server for the duration of the context."""
         client = MultiServerMCPClient(mcp_connections(settings))  # type: ignore[arg-type]
-        async with AsyncExitStack() as stack:
+        stack = AsyncExitStack()
+        try:
             tools_by_server: dict[str, list[BaseTool]] = {}
             for name in client.connections:
                 try:
                     session = await stack.enter_async_context(client.session(name))
                     tools_by_server[name] = await load_mcp_tools(session, server_name=name)
                 except Exception as exc:  # unreachable server: a clear error, not a stack trace
-                    raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {exc}") from exc
+                    raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {_root_cause(exc)}") from exc
             yield cls(tools_by_server, agent_name)
+        finally:
+            try:
+                await stack.aclose()
+            except Exception as exc:  # the answer is complete; a noisy session close must not lose it
+                log.warning("closing MCP sessions failed: %s", _root_cause(exc))
 
     @property
     def has_news(self) -> bool:

@@ -1,0 +1,173 @@
+"""The web-research agent against the real search gateway process (local provider, test corpus)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from ai_llm.common.runtime import HubDeps
+from ai_llm.web_research_agent.agent import WebResearchAgent
+from ai_llm.web_research_agent.deep_read import read_pages
+from ai_llm.web_research_agent.mcp_tools import SearchToolset
+from tests.web_research_agent.conftest import (
+    INJECTION,
+    LIGHTHOUSE_ANSWER,
+    PageServer,
+    make_deps,
+    make_settings,
+    redirecting_factory,
+)
+
+Build = Callable[..., tuple[WebResearchAgent, list[SearchToolset]]]
+GLOWFISH_Q = "How many glowfish live in Lake Varn?"
+
+
+async def _events() -> tuple[list[tuple[str, dict[str, Any]]], Any]:
+    events: list[tuple[str, dict[str, Any]]] = []
+
+    async def progress(message: str, **kw: Any) -> None:
+        events.append((message, kw))
+
+    return events, progress
+
+
+async def test_answer_cites_sources_from_the_gateway(make_agent: Build) -> None:
+    agent, opened = make_agent()
+    events, progress = await _events()
+    reply = await agent.research(GLOWFISH_Q, depth="pages", language="en", progress=progress)
+    assert reply.data["status"] == "ok"
+    urls = [s["url"] for s in reply.data["sources"]]
+    assert "https://science.example.org/varn-glowfish" in urls
+    assert "4,200" in reply.text
+    assert all(s["score"] >= 0.5 for s in reply.data["sources"])
+    assert reply.data["providers"] == ["local"]
+    assert sum(reply.data["cache"].values()) == reply.data["searches"] == len(reply.data["queries"])
+    # The sources are listed at the end with title and URL, and the answer names them.
+    tail = reply.text.split("**Sources**")[-1]
+    assert "[Glowfish of Lake Varn](https://science.example.org/varn-glowfish)" in tail
+    assert "According to Glowfish of Lake Varn" in reply.text
+    # One status line per search and per page read, in that order.
+    stages = [kw["stage"] for _, kw in events]
+    assert stages.count("search") == reply.data["searches"]
+    assert stages.count("read") >= len(reply.data["pages_read"]) > 0
+    assert stages.index("search") < stages.index("read") < stages.index("answer")
+    sent = [c for c in opened[0].calls if c.operation == "web_search"]
+    assert sent and all(c.args["agent"] == "web_research" and c.args["region"] == "wt-wt" for c in sent)
+
+
+async def test_nonsense_question_gives_no_result(make_agent: Build) -> None:
+    agent, _ = make_agent()
+    reply = await agent.research("Zorblax quuxification flibbertigibbet hyperwomble?", language="ko")
+    assert reply.data["status"] == "no_result"
+    assert reply.data["sources"] == []
+    assert reply.data["max_score"] < 0.5
+    assert reply.text.startswith("관련 정보를 찾을 수 없습니다")
+
+
+async def test_threshold_boundary_is_inclusive(web_deps: HubDeps, gateway: Any, embedding_server: str) -> None:
+    """A result scoring exactly the threshold is kept; a threshold a hair above it gives no_result."""
+    open_agent = WebResearchAgent(dataclasses.replace(
+        web_deps, settings=make_settings(gateway.url, embedding_server, relevance_threshold=0.0)))
+    question = "how many glowfish live in the varn lake during the frozen winter?"  # "frozen winter": no page
+    reply = await open_agent.research(question, depth="snippets", language="en")
+    best = reply.data["max_score"]
+    assert 0 < best < 0.99
+
+    at = WebResearchAgent(make_deps(make_settings(gateway.url, embedding_server, relevance_threshold=best)))
+    kept = await at.research(question, depth="snippets", language="en")
+    assert kept.data["status"] == "ok"
+    assert min(s["score"] for s in kept.data["sources"]) >= best
+
+    above = WebResearchAgent(make_deps(make_settings(gateway.url, embedding_server,
+                                                     relevance_threshold=best + 0.001)))
+    dropped = await above.research(question, depth="snippets", language="en")
+    assert dropped.data["status"] == "no_result"
+    assert dropped.data["sources"] == []
+
+
+async def test_deep_read_picks_the_paragraph_with_the_answer(web_settings: Any, web_deps: HubDeps,
+                                                             make_agent: Build) -> None:
+    question = "What was the range of the lamp of the Old Harbor Lighthouse of Pellmouth?"
+    async with SearchToolset.open(web_settings) as tools:
+        found = await tools.search("Old Harbor Lighthouse Pellmouth")
+        lighthouse = [h for h in found.hits if "lighthouse" in h.url]
+        read = await read_pages(lighthouse, question, tools.fetch_page, web_deps.embeddings)
+    assert read.pages_read == ["https://history.example.org/old-harbor-lighthouse"]
+    assert len(read.chunks) >= 3  # the page was split, not read whole
+    assert "22 nautical miles" in read.chunks[0].text
+    assert all("22 nautical miles" not in c.text for c in read.chunks[1:] if LIGHTHOUSE_ANSWER not in c.text)
+
+    agent, _ = make_agent()
+    reply = await agent.research(question, depth="pages", language="en")
+    assert reply.data["status"] == "ok"
+    assert "22 nautical miles" in reply.data["summary"]
+
+
+async def test_failing_and_slow_pages_are_skipped(web_settings: Any, web_deps: HubDeps,
+                                                  page_server: PageServer) -> None:
+    page_server.routes["/slow"] = (200, "<html><body><p>too late</p></body></html>", 30.0)
+    page_server.routes["/broken"] = (500, "internal error", 0.0)
+    redirects = {"https://slow.example.org/varn-glowfish-diary": f"{page_server.url}/slow",
+                 "https://broken.example.org/varn-glowfish-census": f"{page_server.url}/broken"}
+    opened: list[SearchToolset] = []
+    agent = WebResearchAgent(web_deps, redirecting_factory(web_settings, redirects, opened), read_budget_s=3.0,
+                             max_pages=8, hops=0)
+    reply = await agent.research("Lake Varn glowfish", depth="pages", language="en")
+    assert reply.data["status"] == "ok"
+    skipped = reply.data["skipped_pages"]
+    assert "budget" in skipped["https://slow.example.org/varn-glowfish-diary"]
+    assert "https://broken.example.org/varn-glowfish-census" in skipped
+    assert "https://science.example.org/varn-glowfish" in reply.data["pages_read"]
+    assert not set(skipped) & {s["url"] for s in reply.data["sources"]}
+    assert "/slow" in page_server.requested  # it really was asked for, and not waited for
+
+
+async def test_prompt_injection_page_has_no_effect(make_agent: Build) -> None:
+    agent, opened = make_agent()
+    question = "What do Lake Varn glowfish emit?"
+    reply = await agent.research(question, depth="pages", language="en")
+    assert reply.data["status"] == "ok"
+    read = reply.data["pages_read"]
+    assert "https://evil.example.net/varn-glowfish-facts" in read  # the page was read…
+    calls = opened[0].calls
+    # …but no tool call went where it asked, and the format is unchanged (summary, details, sources).
+    assert not any("attacker" in str(c.args) for c in calls)
+    assert {c.operation for c in calls} <= {"web_search", "fetch_page"}
+    assert "PWNED" not in reply.text.replace(INJECTION, "")
+    assert reply.text.rstrip().splitlines()[-1].startswith(f"{len(reply.data['sources'])}. [")
+    assert "**Sources**" in reply.text and "**Details**" in reply.text
+
+
+async def test_news_question_uses_news_search_with_time_range_and_region(make_agent: Build) -> None:
+    agent, opened = make_agent()
+    reply = await agent.research("최신 반도체 수출 뉴스 알려줘", language="ko")
+    sent = opened[0].calls
+    assert sent[0].operation == "news_search" and sent[0].tool == "news_search"
+    assert sent[0].args["time_range"] == "week" and sent[0].args["region"] == "kr-kr"
+    assert reply.data["status"] == "ok"
+    assert reply.data["sources"][0]["url"] == "https://news.example.kr/chip-exports"
+    assert "에 따르면" in reply.text and "**출처**" in reply.text
+
+
+async def test_unreachable_gateway_is_a_clear_error(embedding_server: str) -> None:
+    from ai_llm.common.a2a_server import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}"
+    agent = WebResearchAgent(make_deps(make_settings(dead, embedding_server)))
+    reply = await agent.research(GLOWFISH_Q, language="en")
+    assert reply.data["status"] == "error"
+    assert "unreachable" in reply.data["error"]
+    assert reply.text.startswith("The search tools cannot be reached")
+
+
+async def test_empty_question_and_bad_depth(make_agent: Build) -> None:
+    agent, opened = make_agent()
+    reply = await agent.research("   ", language="en")
+    assert reply.data["status"] == "error" and not opened  # nothing was searched
+    try:
+        await agent.research(GLOWFISH_Q, depth="everything")  # type: ignore[arg-type]
+    except ValueError as exc:
+        assert "depth" in str(exc)
+    else:
+        raise AssertionError("a bad depth must be refused")
