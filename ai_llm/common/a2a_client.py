@@ -20,7 +20,15 @@ from a2a.helpers.proto_helpers import (
     new_message,
     new_text_part,
 )
-from a2a.types import AgentCard, Role, SendMessageConfiguration, SendMessageRequest, StreamResponse, TaskState
+from a2a.types import (
+    AgentCard,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    StreamResponse,
+    TaskState,
+)
 from google.protobuf.json_format import MessageToDict
 
 from ai_llm.common.events import AgentReply, StatusEvent, normalize_numbers
@@ -119,12 +127,19 @@ class RemoteAgent:
         return self._card
 
     async def stream(self, text: str, data: dict[str, Any] | None = None, context_id: str | None = None,
-                     metadata: dict[str, Any] | None = None) -> AsyncIterator[StatusEvent | AgentReply]:
-        """Send a message; yield `StatusEvent`s as they arrive and finally one `AgentReply`."""
+                     metadata: dict[str, Any] | None = None,
+                     files: list[tuple[str, bytes, str]] | None = None) -> AsyncIterator[StatusEvent | AgentReply]:
+        """Send a message; yield `StatusEvent`s as they arrive and finally one `AgentReply`.
+
+        Args:
+            files: `(filename, bytes, media_type)` sent as A2A file parts.
+        """
         card = await self.card()
         parts = [new_text_part(text)]
         if data:
             parts.append(new_data_part(data))
+        for filename, content, media_type in files or []:
+            parts.append(Part(raw=content, filename=filename, media_type=media_type))
         message = new_message(parts, context_id=context_id or str(uuid.uuid4()), role=Role.ROLE_USER)
         if metadata:
             message.metadata.update(metadata)
@@ -207,10 +222,11 @@ class RemoteAgent:
 
     async def ask(self, text: str, data: dict[str, Any] | None = None, context_id: str | None = None,
                   on_status: Callable[[StatusEvent], Awaitable[None]] | None = None,
-                  metadata: dict[str, Any] | None = None) -> AgentReply:
+                  metadata: dict[str, Any] | None = None,
+                  files: list[tuple[str, bytes, str]] | None = None) -> AgentReply:
         """Send a message and return the final reply (status events go to `on_status`)."""
         reply: AgentReply | None = None
-        async for event in self.stream(text, data=data, context_id=context_id, metadata=metadata):
+        async for event in self.stream(text, data=data, context_id=context_id, metadata=metadata, files=files):
             if isinstance(event, StatusEvent):
                 if on_status is not None:
                     await on_status(event)

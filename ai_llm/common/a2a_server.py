@@ -9,6 +9,7 @@ at `/.well-known/agent-card.json`, JSON-RPC at `/` and a bearer-token check when
 from __future__ import annotations
 
 import asyncio
+import base64
 import hmac
 import logging
 import socket
@@ -136,6 +137,12 @@ class HubAgentExecutor(AgentExecutor):
         for part in get_data_parts(message.parts):
             if isinstance(part, dict):
                 data.update(normalize_numbers(part))
+        # File parts (raw bytes) reach handlers as data["files"], base64 like the `content_b64` contract.
+        files = [{"name": part.filename or "upload", "media_type": part.media_type or "",
+                  "content_b64": base64.b64encode(part.raw).decode("ascii")}
+                 for part in message.parts if part.HasField("raw")]
+        if files:
+            data.setdefault("files", []).extend(files)
         metadata = dict(context.metadata or {})
         history = list(self._history[task.context_id])
         request = AgentRequest(text=text, data=data, context_id=task.context_id, task_id=task.id,

@@ -165,7 +165,12 @@ class FileAgent:
         return AgentReply(f"unknown skill {skill!r}", {"status": STATUS_ERROR, "error": "unknown_skill"})
 
     async def _upload(self, request: AgentRequest, progress: Progress, m: dict[str, Any]) -> AgentReply:
-        data = request.data
+        data = dict(request.data)
+        if not data.get("content_b64") and data.get("files"):
+            # An A2A file part (raw bytes) arrives as data["files"] from the executor.
+            first = data["files"][0]
+            data.setdefault("name", first.get("name"))
+            data["content_b64"] = first.get("content_b64")
         if not data.get("content_b64") or not data.get("name"):
             return AgentReply(m["need_upload"], {"status": STATUS_NEEDS_CLARIFICATION, "operation": "upload"})
         try:

@@ -37,6 +37,8 @@ def main() -> None:
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
         if request.text == "boom":
             raise ValueError("asked to fail")
+        if request.data.get("files"):
+            return AgentReply(text="files", data={"status": "ok", "files": request.data["files"]})
         if not args.peer:
             await progress("step one", stage="one", progress=0.5)
             await progress("step two", stage="two", progress=1.0)

@@ -90,3 +90,27 @@ async def test_invalid_json_rpc_gets_a_json_rpc_error(spawn) -> None:  # type: i
 async def test_unreachable_agent_is_a_clear_error() -> None:
     with pytest.raises(AgentUnavailable, match="unreachable"):
         await RemoteAgent(f"http://127.0.0.1:{free_port()}", connect_timeout_s=1).ask("hi")
+
+
+async def test_file_parts_reach_the_handler_as_base64(spawn) -> None:  # type: ignore[no-untyped-def]
+    import base64
+    import uuid
+
+    from a2a.client import ClientConfig, ClientFactory
+    from a2a.types import Message, Part, Role, SendMessageRequest
+
+    url = spawn("leaf")
+    agent = RemoteAgent(url)
+    card = await agent.card()
+    message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[
+        Part(text="store this"), Part(raw=b"%PDF-1.4 bytes", filename="보고서.pdf", media_type="application/pdf")])
+    async with httpx.AsyncClient() as http:
+        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+        responses = [r async for r in client.send_message(SendMessageRequest(message=message))]
+    artifacts = [a for r in responses if r.HasField("task") for a in r.task.artifacts]
+    from ai_llm.common.a2a_client import _parts
+
+    _, data = _parts(artifacts[0].parts)
+    [received] = data["files"]
+    assert received["name"] == "보고서.pdf" and received["media_type"] == "application/pdf"
+    assert base64.b64decode(received["content_b64"]) == b"%PDF-1.4 bytes"

@@ -43,6 +43,13 @@ async def test_instructions_over_a2a(agent_processes: AgentProcesses, test_rag: 
         reply = await agent.ask("upload", data={"skill": "upload", "name": "a2a.txt", "wait": True,
                                                 "content_b64": base64.b64encode(b"uploaded over a2a").decode()})
         assert reply.status == "ok" and reply.data["files"][0]["index_status"] == "indexed"
+        # The same over a standard A2A file part (raw bytes with a file name).
+        part_reply = await agent.ask("upload this", data={"skill": "upload", "wait": True},
+                                     files=[("part.txt", b"uploaded as a file part", "text/plain")])
+        assert part_reply.status == "ok" and part_reply.data["files"][0]["name"] == "part.txt"
+        part_id = part_reply.data["files"][0]["id"]
+        assert (await http.get(f"/files/{part_id}/content")).content == b"uploaded as a file part"
+        assert (await http.delete(f"/files/{part_id}")).status_code in (200, 204)
         await _wait_all_settled(http)
         now = datetime.now(UTC)
         await db.execute("UPDATE file_records SET uploaded_at = %s WHERE id = %s",
