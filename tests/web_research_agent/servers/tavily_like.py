@@ -4,7 +4,7 @@ Tavily's API cannot be reached here, so this stands in for `npx -y tavily-mcp`: 
 (`query, max_results, topic, time_range, include_domains, exclude_domains, search_depth`) answering
 `{"query", "results": [{"title", "url", "content", "score", "published_date"}], "response_time"}` and
 `tavily-extract` (`urls`) answering `{"results": [{"url", "raw_content"}], "failed_results": [...]}`.
-Run: `python tavily_like.py --port N --corpus pages.jsonl --log calls.jsonl`.
+Run: `python -m tests.web_research_agent.servers.tavily_like --port N --corpus pages.jsonl --log calls.jsonl`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import argparse
 import json
 from typing import Any
 
-from corpus import Corpus
 from mcp.server.fastmcp import FastMCP
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+
+from tests.web_research_agent.servers.corpus import Corpus
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
