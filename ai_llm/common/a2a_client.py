@@ -108,11 +108,27 @@ class RemoteAgent:
         self.connect_timeout_s = connect_timeout_s
         self.name = name or self.url
         self._card: AgentCard | None = None
+        self._pooled: httpx.AsyncClient | None = None
+        self._pooled_loop: asyncio.AbstractEventLoop | None = None
 
     def _http(self) -> httpx.AsyncClient:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         timeout = httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s)
         return httpx.AsyncClient(headers=headers, timeout=timeout, verify=_tls_context())
+
+    def _pooled_http(self) -> httpx.AsyncClient:
+        """A keep-alive client reused across calls on the same event loop (saves a TCP handshake per hop)."""
+        loop = asyncio.get_running_loop()
+        if self._pooled is None or self._pooled.is_closed or self._pooled_loop is not loop:
+            self._pooled = self._http()
+            self._pooled_loop = loop
+        return self._pooled
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (optional: they also close with the process)."""
+        if self._pooled is not None and not self._pooled.is_closed:
+            await self._pooled.aclose()
+        self._pooled = None
 
     async def card(self, refresh: bool = False) -> AgentCard:
         """Fetch (and cache) the agent card."""
@@ -147,7 +163,7 @@ class RemoteAgent:
             accepted_output_modes=["text/markdown", "text/plain", "application/json"]))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout_s
-        http = self._http()
+        http = self._pooled_http()
         client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
         text_out: list[str] = []
         data_out: dict[str, Any] = {}
@@ -215,8 +231,7 @@ class RemoteAgent:
         except httpx.TimeoutException as exc:
             raise AgentTimeout(f"{self.name} timed out: {exc}") from exc
         finally:
-            await client.close()
-            await http.aclose()
+            await client.close()  # the pooled httpx client stays open (the factory treats it as shared)
         yield AgentReply(text="\n".join(t for t in text_out if t), data=data_out, state=state,  # type: ignore[arg-type]
                          agent=card.name, context_id=ctx, task_id=task_id)
 
