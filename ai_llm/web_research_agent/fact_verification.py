@@ -135,7 +135,8 @@ def _strip_dates(text: str) -> str:
 
 def metric_of(question: str) -> str:
     """The metric named by a verification request ("Verify today's KOSPI close" → "kospi close")."""
-    words = [w for w in content_words(question) if w not in _VERIFY_WORDS and not re.fullmatch(r"\d+", w)]
+    words = [w for w in content_words(question)
+             if w not in _VERIFY_WORDS and len(w) > 1 and not re.fullmatch(r"\d+", w)]
     return " ".join(words) or normalize(question)
 
 
