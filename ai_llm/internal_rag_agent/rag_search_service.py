@@ -175,7 +175,8 @@ class RagSearchService:
         token_lists: list[list[str]] = []
         for q in [question, *query_list]:
             tokens = list(dict.fromkeys(tokenize(q)))
-            if tokens and tokens not in token_lists:
+            # The keyword query ORs its tokens, so a variant that only reorders words is the same search.
+            if tokens and set(tokens) not in [set(t) for t in token_lists]:
                 token_lists.append(tokens)
         t = time.perf_counter()
         use_vectors = self.vectors_count_for(question)
