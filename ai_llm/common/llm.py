@@ -6,8 +6,9 @@ Two adapters:
   Ollama, vLLM, llama.cpp). Structured output tries the SDK's `parse`, then a `json_schema` response
   format, then a JSON-object prompt validated by pydantic, so older compatible servers still work. The
   JSON-object request also carries the schema as `response_format.schema` (the extension llama-cpp-python's
-  server uses to constrain decoding with a grammar; it rejects `json_schema`); a server that refuses that
-  key gets a plain `json_object`. Tool-calling models from `langchain_model` send `tool_choice="auto"`
+  server uses to constrain decoding with a grammar; it rejects `json_schema`, with an HTTP 500 naming
+  `response_format`, which counts as a rejected format); a server that refuses that key gets a plain
+  `json_object`. Tool-calling models from `langchain_model` send `tool_choice="auto"`
   explicitly (OpenAI's default; llama-cpp-python ignores tools without it).
 * `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It is a real,
   deterministic engine: keyword + embedding intent classification (Korean and English), rule-based
@@ -119,6 +120,11 @@ def _wire(messages: Sequence[Message]) -> list[ChatCompletionMessageParam]:
     return cast("list[ChatCompletionMessageParam]", list(messages))
 
 
+def _format_rejected(exc: openai.OpenAIError) -> bool:
+    """A server error that is really a rejected `response_format` (llama-cpp-python answers 500 for one)."""
+    return isinstance(exc, openai.InternalServerError) and "response_format" in str(exc)
+
+
 def _extract_json(text: str) -> str:
     """The first JSON object in a model reply (models sometimes wrap it in prose or fences)."""
     fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.S)
@@ -209,6 +215,10 @@ class OpenAIChat:
                 self._record("parse", model, purpose, started, note=f"{mode} failed: {str(exc)[:120]}")
                 continue
             except openai.OpenAIError as exc:
+                if _format_rejected(exc):
+                    last_error = exc
+                    self._record("parse", model, purpose, started, note=f"{mode} failed: {str(exc)[:120]}")
+                    continue
                 self._record("parse", model, purpose, started, note=f"{mode} error")
                 raise LLMError(f"structured call failed: {exc}") from exc
             self._record("parse", model, purpose, started, note=mode)
@@ -244,7 +254,10 @@ class OpenAIChat:
                 reply = await self._client.chat.completions.create(
                     model=model, messages=_wire(prompt), temperature=0, max_tokens=self._max_tokens(),
                     extra_body={"response_format": {"type": "json_object", "schema": _strict_schema(schema)}})
-            except (openai.BadRequestError, openai.UnprocessableEntityError):
+            except openai.OpenAIError as exc:
+                if not isinstance(exc, (openai.BadRequestError, openai.UnprocessableEntityError)) \
+                        and not _format_rejected(exc):
+                    raise
                 self._json_object_schema = False  # the server knows no `schema` key: plain JSON mode
         if reply is None:
             reply = await self._client.chat.completions.create(
@@ -257,7 +270,8 @@ class OpenAIChat:
 
         Binding tools without a `tool_choice` sends `"auto"` explicitly: OpenAI's documented default, and
         what llama-cpp-python's server needs to consider the tools at all. A `max_tokens` cap is sent as
-        `max_completion_tokens` (LangChain's spelling) and, to a compatible server, also as `max_tokens`.
+        `max_completion_tokens` (LangChain's spelling) and, to a compatible server, also as `max_tokens`; a
+        compatible server also gets `""` instead of `null` as the content of tool-calling assistant turns.
         """
         limits: dict[str, Any] = {}
         if self.max_tokens:
@@ -278,6 +292,16 @@ def _auto_tool_chat_openai() -> Any:
             if tool_choice is None and tools:
                 tool_choice = "auto"
             return super().bind_tools(tools, tool_choice=tool_choice, **kwargs)
+
+        def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
+            payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
+            if self.openai_api_base:
+                # A tool-calling assistant turn has `content: null`; llama-cpp-python's server only accepts a
+                # string there, so compatible servers get "" (same meaning).
+                for message in payload.get("messages") or []:
+                    if message.get("role") == "assistant" and message.get("content") is None:
+                        message["content"] = ""
+            return payload
 
     return AutoToolChatOpenAI
 
