@@ -144,5 +144,5 @@ def register() -> None:
     """Make `--chat_format hub-chatml-tools` known to llama-cpp-python in this process."""
     from llama_cpp import llama_chat_format as formats
 
-    formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(NAME, hub_chatml_tools,
-                                                                                  overwrite=True)
+    handler: Any = hub_chatml_tools  # same call signature as llama-cpp-python's handlers, loosely typed
+    formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(NAME, handler, overwrite=True)
