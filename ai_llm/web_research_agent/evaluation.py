@@ -187,11 +187,16 @@ async def evaluate_rows(agent: WebResearchAgent, rows: list[dict[str, Any]], dep
                         concurrency: int = 4) -> list[QuestionResult]:
     """Ask every question (bounded concurrency) and score the replies, in row order."""
     gate = asyncio.Semaphore(concurrency)
+    retries: list[str] = []
 
     async def one(row: dict[str, Any]) -> QuestionResult:
         async with gate:
             started = time.perf_counter()
             reply = await agent.research(row["question"], depth=depth, language="en")  # type: ignore[arg-type]
+            if reply.data.get("status") == "error":  # a dropped MCP connection: one retry, then it counts
+                retries.append(row["question"])
+                started = time.perf_counter()
+                reply = await agent.research(row["question"], depth=depth, language="en")  # type: ignore[arg-type]
             return score_reply(row, reply.data, reply.text, (time.perf_counter() - started) * 1000)
 
     return list(await asyncio.gather(*(one(row) for row in rows)))

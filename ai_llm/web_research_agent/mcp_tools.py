@@ -281,12 +281,20 @@ class SearchToolset:
                     tools_by_server[name] = await load_mcp_tools(session, server_name=name)
                 except Exception as exc:  # unreachable server: a clear error, not a stack trace
                     raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {_root_cause(exc)}") from exc
-            yield cls(tools_by_server, agent_name)
+            body_failed = False
+            try:
+                yield cls(tools_by_server, agent_name)
+            except BaseException:
+                body_failed = True
+                raise
         finally:
             try:
                 await stack.aclose()
-            except Exception as exc:  # the answer is complete; a noisy session close must not lose it
-                log.warning("closing MCP sessions failed: %s", _root_cause(exc))
+            except Exception as exc:
+                if body_failed:
+                    # A broken transport cancels the calls in flight; report the cause, not a bare cancellation.
+                    raise ToolsUnavailable(f"MCP session failed: {_root_cause(exc)}") from exc
+                log.warning("closing MCP sessions failed: %s", _root_cause(exc))  # the answer is complete
 
     @property
     def has_news(self) -> bool:
