@@ -44,7 +44,8 @@ def _is_loopback(host: str) -> bool:
 class Settings(BaseSettings):
     """Configuration of every hub process (env vars, `.env` file, or constructor overrides)."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
+                                      env_ignore_empty=True)
 
     # --- network -------------------------------------------------------------------------
     hub_host: str = Field("127.0.0.1", description="Bind address of every process.")
