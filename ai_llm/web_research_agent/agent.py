@@ -314,6 +314,7 @@ class WebResearchAgent:
     async def _online(self, question: str, tools: SearchToolset, state: RunState, language: str,
                       progress: ProgressFn, depth: Depth) -> AgentReply:
         from langchain.agents import create_agent
+        from langgraph.errors import GraphRecursionError
 
         plan = plan_query(question, language)
         lc_tools = self.langchain_tools(tools, state, language, progress, plan)
@@ -323,8 +324,14 @@ class WebResearchAgent:
         graph = create_agent(model, lc_tools, system_prompt=system_prompt(language))
         hint = (f"(Suggested: news_search with time_range={plan.time_range}, region={plan.region})"
                 if plan.news else f"(Suggested region: {plan.region})")
-        result = await graph.ainvoke({"messages": [{"role": "user", "content": f"{question}\n\n{hint}"}]},
-                                     config={"recursion_limit": 16})
+        try:
+            result = await graph.ainvoke({"messages": [{"role": "user", "content": f"{question}\n\n{hint}"}]},
+                                         config={"recursion_limit": 16})
+        except GraphRecursionError:
+            # The model kept calling tools: answer from what its searches already found, not an error.
+            if not state.seen:
+                return self._no_result(state, language, depth)
+            return self._compose(question, [(h, h.snippet) for h in state.seen.values()], state, language, depth)
         final = result["messages"][-1]
         answer = final.content if isinstance(final.content, str) else json.dumps(final.content, ensure_ascii=False)
         if not state.seen:

@@ -154,6 +154,19 @@ async def test_online_agent_with_nothing_relevant_says_so(web_deps: HubDeps) -> 
     assert reply.text.startswith("관련 정보를 찾을 수 없습니다") and "Zorblax" not in reply.text
 
 
+async def test_a_model_that_never_stops_calling_tools_still_gets_an_answer(web_deps: HubDeps) -> None:
+    """Seen against a real llama.cpp model: it kept searching until LangGraph's recursion limit."""
+    model = ScriptedChatModel(script=[_call("web_search", {"query": "Lake Varn glowfish"}, f"c{i}")
+                                      for i in range(40)])
+    deps = HubDeps(settings=web_deps.settings, embeddings=web_deps.embeddings,
+                   llm=ScriptedLLM(model))  # type: ignore[arg-type]
+    reply = await WebResearchAgent(deps).research("What do Lake Varn glowfish emit?", language="en")
+    assert len(model.seen) > 3  # it really looped
+    assert reply.data["status"] == "ok"
+    assert "https://science.example.org/varn-glowfish" in [s["url"] for s in reply.data["sources"]]
+    assert "science.example.org/varn-glowfish" in reply.text
+
+
 # ----------------------------------------------------------------------------------- A2A agent process
 async def test_agent_process_over_a2a(agent_processes: Any, gateway: Gateway) -> None:
     child = agent_processes.start("web", "ai_llm.web_research_agent", env={"SEARCH_GATEWAY_URL": gateway.url})
