@@ -20,6 +20,7 @@ import httpx
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine, make_llm
 from ai_llm.common.process import start_module, stop_child, wait_http
 from ai_llm.common.settings import Settings
@@ -35,25 +36,16 @@ class IntentDataError(ValueError):
 
 def load_intent_set(path: Path) -> list[dict[str, str]]:
     """Read and check a labelled intent set; every problem is reported with its line number."""
-    if not path.is_file():
-        raise IntentDataError(f"{path}: no such file")
     rows: list[dict[str, str]] = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise IntentDataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(item, dict):
-                raise IntentDataError(f"{path}:{lineno}: expected a JSON object with message and intent")
-            message, intent = item.get("message"), item.get("intent")
-            if not isinstance(message, str) or not message.strip():
-                raise IntentDataError(f"{path}:{lineno}: 'message' must be a non-empty string")
-            if intent not in INTENTS:
-                raise IntentDataError(f"{path}:{lineno}: intent {intent!r} is not one of {', '.join(INTENTS)}")
-            rows.append({"message": message, "intent": str(intent)})
+    for lineno, item in iter_jsonl(path, IntentDataError, missing="{path}: no such file"):
+        if not isinstance(item, dict):
+            raise IntentDataError(f"{path}:{lineno}: expected a JSON object with message and intent")
+        message, intent = item.get("message"), item.get("intent")
+        if not isinstance(message, str) or not message.strip():
+            raise IntentDataError(f"{path}:{lineno}: 'message' must be a non-empty string")
+        if intent not in INTENTS:
+            raise IntentDataError(f"{path}:{lineno}: intent {intent!r} is not one of {', '.join(INTENTS)}")
+        rows.append({"message": message, "intent": str(intent)})
     if not rows:
         raise IntentDataError(f"{path}: no labelled lines")
     return rows

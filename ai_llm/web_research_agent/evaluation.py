@@ -25,6 +25,7 @@ from urllib.parse import quote, unquote
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
@@ -49,21 +50,12 @@ def title_of(url: str) -> str:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """HotpotQA rows; a clear error naming the line when the file is not HotpotQA JSONL."""
-    if not path.is_file():
-        raise EvalDataError(f"{path} does not exist")
     rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EvalDataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-            missing = {"question", "answer", "supporting_facts", "context"} - set(row if isinstance(row, dict) else {})
-            if missing:
-                raise EvalDataError(f"{path}:{lineno}: missing HotpotQA keys {sorted(missing)}")
-            rows.append(row)
+    for lineno, row in iter_jsonl(path, EvalDataError):
+        missing = {"question", "answer", "supporting_facts", "context"} - set(row if isinstance(row, dict) else {})
+        if missing:
+            raise EvalDataError(f"{path}:{lineno}: missing HotpotQA keys {sorted(missing)}")
+        rows.append(row)
     if not rows:
         raise EvalDataError(f"{path} holds no questions")
     return rows

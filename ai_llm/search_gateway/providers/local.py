@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.text import split_sentences, tokenize
 from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult
 from ai_llm.search_gateway.providers.base import parse_date, range_cutoff
@@ -47,30 +47,21 @@ class Page:
 
 def load_corpus(path: Path) -> list[Page]:
     """Read a JSONL corpus; raises `CorpusError` naming file and line on bad input."""
-    if not path.is_file():
-        raise CorpusError(f"local corpus {path} does not exist")
     pages: list[Page] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(row, dict) or not isinstance(row.get("url"), str) or not row["url"].strip():
-                raise CorpusError(f"{path}:{lineno}: each line needs a string 'url'")
-            content = row.get("content") or row.get("text") or ""
-            if not isinstance(content, str):
-                raise CorpusError(f"{path}:{lineno}: 'content' must be a string")
-            url = row["url"].strip()
-            if url in seen:
-                continue  # first occurrence wins; duplicates would double-count in BM25
-            seen.add(url)
-            published = row.get("published_at")
-            pages.append(Page(url=url, title=str(row.get("title") or url), content=content,
-                              published_at=str(published) if published else None))
+    for lineno, row in iter_jsonl(path, CorpusError, missing="local corpus {path} does not exist"):
+        if not isinstance(row, dict) or not isinstance(row.get("url"), str) or not row["url"].strip():
+            raise CorpusError(f"{path}:{lineno}: each line needs a string 'url'")
+        content = row.get("content") or row.get("text") or ""
+        if not isinstance(content, str):
+            raise CorpusError(f"{path}:{lineno}: 'content' must be a string")
+        url = row["url"].strip()
+        if url in seen:
+            continue  # first occurrence wins; duplicates would double-count in BM25
+        seen.add(url)
+        published = row.get("published_at")
+        pages.append(Page(url=url, title=str(row.get("title") or url), content=content,
+                          published_at=str(published) if published else None))
     return pages
 
 
