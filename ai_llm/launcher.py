@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import signal
@@ -23,7 +24,7 @@ from typing import Any
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import EmbeddingMismatchError, migrate, start_embedded_postgres
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS
-from ai_llm.common.process import Child, ProcessDied, start_module, stop_child, wait_http
+from ai_llm.common.process import Child, ProcessDied, fork_module, start_module, stop_child, wait_http
 from ai_llm.common.settings import Settings, UnsafeConfigurationError, get_settings
 
 CARD_PATH = "/.well-known/agent-card.json"
@@ -39,19 +40,24 @@ class Service:
     health_path: str
     phase: int  # 0: background (not waited for before others), 1: parallel, 2: orchestrator, 3: backend
     label: str
+    preload: str | None = None  # module imported once in the launcher before forking this service
 
 
 SERVICES = [
     Service("embedding_server", "ai_llm.embedding_server", "embedding_port", "/healthz", 0, "Embedding server"),
-    Service("search_gateway", "ai_llm.search_gateway", "search_gateway_port", "/healthz", 1, "Search gateway (MCP)"),
-    Service("internal_rag", "ai_llm.internal_rag_agent", "rag_agent_port", CARD_PATH, 1, "Internal-RAG agent"),
-    Service("web_research", "ai_llm.web_research_agent", "web_agent_port", CARD_PATH, 1, "Web-research agent"),
+    Service("search_gateway", "ai_llm.search_gateway", "search_gateway_port", "/healthz", 1, "Search gateway (MCP)",
+            "ai_llm.search_gateway.server"),
+    Service("internal_rag", "ai_llm.internal_rag_agent", "rag_agent_port", CARD_PATH, 1, "Internal-RAG agent",
+            "ai_llm.internal_rag_agent.agent_server"),
+    Service("web_research", "ai_llm.web_research_agent", "web_agent_port", CARD_PATH, 1, "Web-research agent",
+            "ai_llm.web_research_agent.agent_server"),
     Service("file_management", "ai_llm.file_management_agent", "file_agent_port", CARD_PATH, 1,
-            "File-management agent"),
+            "File-management agent", "ai_llm.file_management_agent.agent_server"),
     Service("report_writing", "ai_llm.report_writing_agent", "report_agent_port", CARD_PATH, 1,
-            "Report-writing agent"),
-    Service("orchestrator", "ai_llm.orchestrator_agent", "orchestrator_port", CARD_PATH, 2, "Orchestrator"),
-    Service("backend", "backend", "backend_port", "/openapi.json", 3, "Backend + chat UI"),
+            "Report-writing agent", "ai_llm.report_writing_agent.agent_server"),
+    Service("orchestrator", "ai_llm.orchestrator_agent", "orchestrator_port", CARD_PATH, 2, "Orchestrator",
+            "ai_llm.orchestrator_agent.agent_server"),
+    Service("backend", "backend", "backend_port", "/openapi.json", 3, "Backend + chat UI", "backend.api.main"),
 ]
 
 
@@ -68,8 +74,11 @@ class Launcher:
         ephemeral: pick free ports instead of the configured ones (benchmarks, tests).
     """
 
-    def __init__(self, settings: Settings, only: set[str] | None = None, ephemeral: bool = False) -> None:
+    def __init__(self, settings: Settings, only: set[str] | None = None, ephemeral: bool = False,
+                 fork: bool = True) -> None:
         self.settings = settings
+        self.fork = fork and hasattr(os, "fork")
+        self._preloaded: set[str] = set()
         self.only = only
         unknown = (only or set()) - {s.name for s in SERVICES}
         if unknown:
@@ -105,9 +114,25 @@ class Launcher:
         asyncio.run(migrate(self.database_url, model, KNOWN_DIMENSIONS.get(model, 0)))
         self.timings["database"] = time.perf_counter() - started
 
+    def preload(self, services: list[Service]) -> None:
+        """Import the services' modules once here, so forked children start without re-importing them.
+
+        A module that fails to import is left to its child, which reports the error in its own log.
+        """
+        for service in services:
+            if service.preload and service.preload not in self._preloaded:
+                try:
+                    importlib.import_module(service.preload)
+                except Exception:
+                    continue
+                self._preloaded.add(service.preload)
+
     def _start(self, service: Service) -> Child:
-        child = start_module(service.name, service.module, ["--port", str(self.ports[service.port_setting])],
-                             self.child_env(), self.settings.logs_dir)
+        args = ["--port", str(self.ports[service.port_setting])]
+        if self.fork and service.preload in self._preloaded:
+            child = fork_module(service.name, service.module, args, self.child_env(), self.settings.logs_dir)
+        else:
+            child = start_module(service.name, service.module, args, self.child_env(), self.settings.logs_dir)
         child.url = self.url(service)
         self.children.append(child)
         return child
@@ -124,6 +149,8 @@ class Launcher:
         self.start_database()
         selected = self.selected()
         background = [(s, self._start(s)) for s in selected if s.phase == 0]
+        if self.fork:
+            self.preload(selected)
         for phase in (1, 2, 3):
             services = [s for s in selected if s.phase == phase]
             if not services:
@@ -167,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, help="override DATA_DIR")
     parser.add_argument("--ready-file", type=Path, help="write a JSON summary here once everything is ready")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for each phase")
+    parser.add_argument("--no-fork", action="store_true",
+                        help="start every process with a fresh interpreter instead of forking after pre-importing")
     args = parser.parse_args(argv)
     try:
         settings = get_settings()
@@ -177,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     only = {s.strip() for s in args.only.split(",") if s.strip()} if args.only else None
     try:
-        launcher = Launcher(settings, only=only, ephemeral=args.ephemeral)
+        launcher = Launcher(settings, only=only, ephemeral=args.ephemeral, fork=not args.no_fork)
     except LaunchError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import runpy
 import signal
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +22,41 @@ class ProcessDied(RuntimeError):
     """A child exited while we were waiting for it."""
 
 
+class ForkedProcess:
+    """The `subprocess.Popen` surface the launcher uses (`pid`, `poll`, `wait`, `returncode`) for a child
+    made with `os.fork`."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -1
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired([str(self.pid)], timeout or 0)
+            time.sleep(0.02)
+        assert self.returncode is not None
+        return self.returncode
+
+
 @dataclass
 class Child:
     """A started hub process and where its output goes."""
 
     name: str
-    proc: subprocess.Popen[bytes]
+    proc: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
     url: str | None = None
 
@@ -52,6 +83,53 @@ def start_module(name: str, module: str, args: list[str], env: Mapping[str, str]
                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
     return Child(name, proc, log_path)
+
+
+def fork_module(name: str, module: str, args: list[str], env: Mapping[str, str], log_dir: Path) -> Child:
+    """Like `start_module`, but fork this process and run the module in the child.
+
+    The launcher imports the agents' libraries once before forking, so each child skips seconds of
+    imports (copy-on-write). Call only while this process runs no other threads and no event loop.
+    """
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{name}.log"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child, observed through its log and exit code
+        code = 1
+        try:
+            os.setsid()
+            fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.close(fd)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+            sys.stdout = open(1, "w", buffering=1, closefd=False)
+            sys.stderr = open(2, "w", buffering=1, closefd=False)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            os.environ.update(env)
+            os.environ["PYTHONUNBUFFERED"] = "1"
+            from ai_llm.common.settings import get_settings
+
+            get_settings.cache_clear()  # the parent's settings were read before this child's environment
+            sys.argv = [module, *args]
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    return Child(name, ForkedProcess(pid), log_path)
 
 
 def wait_http(url: str, child: Child | None = None, timeout_s: float = 60.0, interval_s: float = 0.05,
