@@ -79,8 +79,9 @@ def test_launcher_starts_everything_and_stops_everything(data_dir: Path) -> None
     assert postgres_pids(data_dir) == []
 
 
-def test_a_dying_child_is_reported_and_the_rest_are_stopped(data_dir: Path) -> None:
-    proc, info = launch(data_dir, "--only", "internal_rag,web_research")
+@pytest.mark.parametrize("mode", [[], ["--no-fork"]], ids=["forked", "fresh-interpreter"])
+def test_a_dying_child_is_reported_and_the_rest_are_stopped(data_dir: Path, mode: list[str]) -> None:
+    proc, info = launch(data_dir, "--only", "internal_rag,web_research", *mode)
     services = info["services"]
     assert set(services) == {"internal_rag", "web_research"}
     os.kill(services["web_research"]["pid"], signal.SIGKILL)
