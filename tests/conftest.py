@@ -120,10 +120,11 @@ class AgentProcesses:
         self.children: list[Child] = []
 
     def start(self, name: str, module: str, env: dict[str, str] | None = None,
-              health_path: str = "/.well-known/agent-card.json", timeout_s: float = 60) -> Child:
+              health_path: str = "/.well-known/agent-card.json", extra_args: list[str] | None = None,
+              timeout_s: float = 60) -> Child:
         port = free_port()
-        child = start_module(f"{name}-{port}", module, ["--port", str(port)], {**self.env, **(env or {})},
-                             self.log_dir)
+        child = start_module(f"{name}-{port}", module, ["--port", str(port), *(extra_args or [])],
+                             {**self.env, **(env or {})}, self.log_dir)
         child.url = f"http://127.0.0.1:{port}"
         self.children.append(child)
         wait_http(child.url + health_path, child, timeout_s=timeout_s)

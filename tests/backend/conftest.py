@@ -12,39 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from backend.offline_hub import OfflineHub, offline_hub
-from tests.conftest import EVAL_DATA
+from tests.conftest import EVAL_DATA, AgentProcesses
 
 UPLOAD_LIMIT_MB = 1
 
 
-class Processes:
-    """Real processes on ephemeral ports, stopped together."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.log_dir = log_dir
-        self.children: list[Child] = []
-
-    def start(self, name: str, module: str, env: dict[str, str], health_path: str,
-              extra_args: list[str] | None = None, timeout_s: float = 60) -> Child:
-        port = free_port()
-        child = start_module(f"{name}-{port}", module, ["--port", str(port), *(extra_args or [])], env,
-                             self.log_dir)
-        child.url = f"http://127.0.0.1:{port}"
-        self.children.append(child)
-        wait_http(child.url + health_path, child, timeout_s=timeout_s)
-        return child
-
-    def stop_all(self) -> None:
-        for child in reversed(self.children):
-            stop_child(child)
+#: Real processes on ephemeral ports, stopped together; backend tests pass each one's whole environment.
+Processes = AgentProcesses
 
 
 @pytest.fixture(scope="session")
 def backend_procs(session_dir: Path) -> Iterator[Processes]:
-    procs = Processes(session_dir / "backend-logs")
+    procs = Processes({}, session_dir / "backend-logs")
     yield procs
     procs.stop_all()
 
