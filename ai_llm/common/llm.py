@@ -36,8 +36,6 @@ from pydantic import BaseModel, ValidationError
 from ai_llm.common.embeddings import Embeddings, cosine
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import (
-    ENGLISH_STOPWORDS,
-    KOREAN_STOPWORDS,
     content_words,
     is_korean,
     normalize,
@@ -482,8 +480,6 @@ class LocalEngine:
         ranked = self.rank_sentences(question, passages)
         return " ".join(sentence for _, sentence in ranked[:max_sentences])
 
-
-STOPWORDS = ENGLISH_STOPWORDS | KOREAN_STOPWORDS
 
 
 def make_llm(settings: Settings, embeddings: Embeddings | None = None) -> OpenAIChat | LocalEngine:

@@ -12,7 +12,6 @@ import unicodedata
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 _WORD = re.compile(r"[0-9a-z][0-9a-z.\-_/]*[0-9a-z]|[0-9a-z]|[\uac00-\ud7a3]+", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)|\n{2,}")
 
 ENGLISH_STOPWORDS = frozenset(
     """a an the and or but if then of to in on at by for with from as is are was were be been being do does
