@@ -33,6 +33,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
+from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings, cosine
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import (
@@ -54,6 +55,14 @@ class LLMError(RuntimeError):
 
 class OfflineUnsupported(LLMError):
     """The offline engine does not do free-form generation; use its explicit methods."""
+
+
+class StructuredOutputTruncated(LLMError):
+    """The model stopped at its token budget before closing the structured reply (no valid object).
+
+    Another structured-output format would hit the same budget, so the adapter raises at once instead of
+    falling through; callers fall back (the planner to its offline plan) and say why.
+    """
 
 
 @dataclass
@@ -84,8 +93,8 @@ class LLM(Protocol):
         ...
 
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
-                    purpose: str = "parse") -> T:
-        """Structured output: a validated instance of `schema`."""
+                    purpose: str = "parse", max_tokens: int | None = None) -> T:
+        """Structured output: a validated instance of `schema` (`max_tokens`: this call's token budget)."""
         ...
 
 
@@ -133,6 +142,16 @@ def _extract_json(text: str) -> str:
     if start == -1 or end <= start:
         raise LLMError(f"model reply holds no JSON object: {text[:200]!r}")
     return text[start:end + 1]
+
+
+def _validated(response: ChatCompletion, schema: type[T], budget: int | openai.Omit) -> T:
+    """The reply's JSON object validated against `schema`; a reply cut by the token budget is named as such."""
+    choice = response.choices[0]
+    content = choice.message.content or ""
+    if choice.finish_reason == "length":
+        raise StructuredOutputTruncated(f"{schema.__name__} reply cut at the token budget ({budget}) after "
+                                        f"{len(content)} characters")
+    return schema.model_validate_json(_extract_json(content))
 
 
 class OpenAIChat:
@@ -198,14 +217,28 @@ class OpenAIChat:
             self._record("stream", model, purpose, started)
 
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
-                    purpose: str = "parse") -> T:
+                    purpose: str = "parse", max_tokens: int | None = None) -> T:
+        """Structured output, trying the formats the server may accept (see the module docstring).
+
+        Args:
+            max_tokens: this call's token budget (a structured reply must fit in it whole); defaults to the
+                adapter's cap.
+
+        Raises:
+            StructuredOutputTruncated: the reply hit the token budget before the object was closed.
+            LLMError: no format worked, or the call failed.
+        """
         model = model or self.model
         modes = [self.structured_mode] if self.structured_mode else ["parse", "json_schema", "json_prompt"]
+        budget: int | openai.Omit = max_tokens or self._max_tokens()
         last_error: Exception | None = None
         for mode in modes:
             started = time.perf_counter()
             try:
-                result = await self._parse_with(mode, list(messages), schema, model)
+                result = await self._parse_with(mode, list(messages), schema, model, budget)
+            except StructuredOutputTruncated as exc:
+                self._record("parse", model, purpose, started, note=f"{mode} truncated: {str(exc)[:120]}")
+                raise
             except (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError,
                     LLMError, ValidationError, json.JSONDecodeError) as exc:
                 # Compatible servers differ in what they accept; fall through to the next format.
@@ -224,11 +257,16 @@ class OpenAIChat:
             return result
         raise LLMError(f"no structured-output format worked for {schema.__name__}: {last_error}")
 
-    async def _parse_with(self, mode: str, messages: list[Message], schema: type[T], model: str) -> T:
+    async def _parse_with(self, mode: str, messages: list[Message], schema: type[T], model: str,
+                          budget: int | openai.Omit) -> T:
         if mode == "parse":
-            completion = await self._client.chat.completions.parse(
-                model=model, messages=_wire(messages), response_format=schema, temperature=0,
-                max_tokens=self._max_tokens())
+            try:
+                completion = await self._client.chat.completions.parse(
+                    model=model, messages=_wire(messages), response_format=schema, temperature=0,
+                    max_tokens=budget)
+            except openai.LengthFinishReasonError as exc:
+                raise StructuredOutputTruncated(
+                    f"{schema.__name__} reply cut at the token budget ({budget})") from exc
             parsed = completion.choices[0].message.parsed
             if parsed is None:
                 raise LLMError("parse returned no object")
@@ -238,8 +276,8 @@ class OpenAIChat:
                 model=model, messages=_wire(messages), temperature=0,
                 response_format={"type": "json_schema", "json_schema": {
                     "name": schema.__name__, "schema": _strict_schema(schema), "strict": True}},
-                max_tokens=self._max_tokens())
-            return schema.model_validate_json(_extract_json(response.choices[0].message.content or ""))
+                max_tokens=budget)
+            return _validated(response, schema, budget)
         instruction = {
             "role": "system",
             "content": "Reply with one JSON object only, matching this JSON schema:\n"
@@ -250,7 +288,7 @@ class OpenAIChat:
         if self._json_object_schema:
             try:
                 reply = await self._client.chat.completions.create(
-                    model=model, messages=_wire(prompt), temperature=0, max_tokens=self._max_tokens(),
+                    model=model, messages=_wire(prompt), temperature=0, max_tokens=budget,
                     extra_body={"response_format": {"type": "json_object", "schema": _strict_schema(schema)}})
             except openai.OpenAIError as exc:
                 if not isinstance(exc, (openai.BadRequestError, openai.UnprocessableEntityError)) \
@@ -260,8 +298,8 @@ class OpenAIChat:
         if reply is None:
             reply = await self._client.chat.completions.create(
                 model=model, messages=_wire(prompt), temperature=0,
-                response_format={"type": "json_object"}, max_tokens=self._max_tokens())
-        return schema.model_validate_json(_extract_json(reply.choices[0].message.content or ""))
+                response_format={"type": "json_object"}, max_tokens=budget)
+        return _validated(reply, schema, budget)
 
     def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
         """A LangChain chat model on the same endpoint (for tool-calling agents).
@@ -355,7 +393,7 @@ class LocalEngine:
                 yield piece
 
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
-                    purpose: str = "parse") -> T:
+                    purpose: str = "parse", max_tokens: int | None = None) -> T:
         raise OfflineUnsupported(
             f"offline mode cannot generate {schema.__name__}; use the LocalEngine's explicit methods")
 
@@ -394,6 +432,7 @@ class LocalEngine:
             try:
                 emb_score = await self._embedding_scores(lowered, examples)
             except Exception as exc:  # degrade to keywords only; never fail a classification
+                note_degraded("embeddings", exc)
                 self.calls.append(CallRecord("classify", "local", "embedding-fallback", 0.0, str(exc)[:120]))
         scores = {label: keyword_weight * kw_score[label] + (1 - keyword_weight) * emb_score[label]
                   for label in labels}

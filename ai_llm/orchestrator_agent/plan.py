@@ -34,7 +34,9 @@ class PlanStep(BaseModel):
 
     agent: str
     instruction: str
-    depends_on: list[int] = Field(default_factory=list)
+    # `maxItems` bounds what a model may generate (a grammar-constrained server stops there); validation
+    # stays lenient so that `validate_plan` can repair and name what was too long.
+    depends_on: list[int] = Field(default_factory=list, json_schema_extra={"maxItems": MAX_STEPS})
     skill: str | None = None
 
 
@@ -42,7 +44,7 @@ class IntentPlan(BaseModel):
     """The intent of a request and the agent steps that answer it (empty for DIRECT)."""
 
     intent: Intent
-    steps: list[PlanStep] = Field(default_factory=list)
+    steps: list[PlanStep] = Field(default_factory=list, json_schema_extra={"maxItems": MAX_STEPS})
 
 
 @dataclass

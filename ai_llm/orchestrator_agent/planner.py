@@ -38,6 +38,10 @@ KEYWORDS: dict[str, Sequence[str]] = {
     "HYBRID": intents.COMPARE,
 }
 
+#: Token budget of one structured planning call: a plan of MAX_STEPS steps with sentence-long instructions
+#: fits; a reply cut at the budget is an error the planner survives (offline plan, with a note).
+PLAN_MAX_TOKENS = 1024
+
 #: Below this best cosine similarity an English request without keyword hits is not trusted to the examples.
 EMBEDDING_FLOOR = 0.35
 
@@ -243,7 +247,8 @@ class Planner:
         if history:
             messages.append({"role": "user", "content": "Conversation so far:\n" + _history_block(history)})
         messages.append({"role": "user", "content": f"Request: {text}"})
-        first = await self.llm.parse(messages, IntentPlan, model=self.model, purpose="plan")
+        first = await self.llm.parse(messages, IntentPlan, model=self.model, purpose="plan",
+                                     max_tokens=PLAN_MAX_TOKENS)
         check = validate_plan(first, agents, fallback_instruction=text)
         if check.valid:
             return PlanOutcome(check.plan, "llm", [], attempts=1)
@@ -253,7 +258,8 @@ class Planner:
                           {"role": "user", "content": "That plan is invalid: " + "; ".join(check.notes)
                            + ". Return a corrected IntentPlan using only the listed agents."}]
         try:
-            second = await self.llm.parse(retry_messages, IntentPlan, model=self.model, purpose="plan-retry")
+            second = await self.llm.parse(retry_messages, IntentPlan, model=self.model, purpose="plan-retry",
+                                          max_tokens=PLAN_MAX_TOKENS)
         except LLMError as exc:
             second = None
             check.notes.append(f"re-ask failed: {str(exc)[:120]}")

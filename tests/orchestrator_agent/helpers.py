@@ -35,7 +35,7 @@ class ScriptedLLM:
         return [c.purpose for c in self.calls]
 
     async def parse(self, messages: Sequence[dict[str, str]], schema: type[T], *, model: str | None = None,
-                    purpose: str = "parse") -> T:
+                    purpose: str = "parse", max_tokens: int | None = None) -> T:
         self.calls.append(CallRecord("parse", model or "scripted", purpose, 0.0))
         self.messages.append((purpose, list(messages)))
         if callable(self._plans):
