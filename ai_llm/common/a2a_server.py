@@ -51,6 +51,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
 
 log = logging.getLogger(__name__)
@@ -149,7 +150,10 @@ class HubAgentExecutor(AgentExecutor):
                                history=history, metadata=metadata)
         progress = Progress(self.name, updater)
         try:
-            reply = await self.handler(request, progress)
+            with collect_degraded() as skipped:
+                reply = await self.handler(request, progress)
+            if skipped:  # a fallback ran for this request: the reply says what it did without
+                reply.data = {**(reply.data or {}), "degraded": sorted(skipped)}
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the agent failed: a readable failed task, never a stack trace

@@ -29,6 +29,7 @@ from typing import Any
 
 from ai_llm.common.a2a_server import AgentRequest, free_port
 from ai_llm.common.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
 from ai_llm.common.events import STATUS_NO_RESULT
 from ai_llm.common.llm import make_llm
@@ -117,7 +118,8 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
     latencies: list[float] = []
     for item in qa:
         started = time.perf_counter()
-        state = await agent.run_state(AgentRequest(text=item["question"], data={"language": "ko"}))
+        with collect_degraded() as skipped:
+            state = await agent.run_state(AgentRequest(text=item["question"], data={"language": "ko"}))
         latencies.append((time.perf_counter() - started) * 1000)
         reply = state["reply"]
         sources = reply.data.get("sources") or []
@@ -125,7 +127,8 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         cited = outcome.chunks[: agent.settings.rag_answer_chunks] if outcome else []
         row: dict[str, Any] = {"id": item["id"], "status": reply.data.get("status"),
                                "max_score": reply.data.get("max_score"),
-                               "cited": [(s["file_name"], s["pages"]) for s in sources]}
+                               "cited": [(s["file_name"], s["pages"]) for s in sources],
+                               "degraded": sorted(skipped)}
         if item["answer"] is None:
             row["correct_no_answer"] = reply.data.get("status") == STATUS_NO_RESULT
         else:
@@ -154,6 +157,9 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         "mean_latency_ms": round(statistics.fmean(latencies), 1) if latencies else 0.0,
         "p50_latency_ms": round(ordered[len(ordered) // 2], 1) if ordered else 0.0,
         "p95_latency_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1) if ordered else 0.0,
+        # Questions answered with a fallback (keyword search only while the embedding server was down).
+        "degraded_items": sum(1 for r in per_item if r["degraded"]),
+        "degraded": sorted({name for r in per_item for name in r["degraded"]}),
         "min_score_threshold": agent.settings.rag_min_score,
         "llm": "online" if agent.settings.llm_online else "offline",
         "embedding_model": agent.settings.embedding_model_name,

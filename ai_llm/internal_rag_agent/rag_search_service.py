@@ -27,7 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ai_llm.common.embeddings import Embeddings
+from ai_llm.common.degraded import note_degraded
+from ai_llm.common.embeddings import EmbeddingError, Embeddings
 from ai_llm.common.llm import LLM, LocalEngine
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import content_words, is_korean, normalize, tokenize
@@ -170,7 +171,11 @@ class RagSearchService:
         query_list = list(queries) if queries is not None else await self.make_queries(question)
         timings["rewrite"] = (time.perf_counter() - started) * 1000
         t = time.perf_counter()
-        vectors = await self.embeddings.embed(query_list)  # one batched call for every query
+        try:
+            vectors = await self.embeddings.embed(query_list)  # one batched call for every query
+        except EmbeddingError as exc:  # the embedding server is down: keyword search still answers
+            note_degraded("embeddings", exc)
+            vectors = []
         timings["embed"] = (time.perf_counter() - t) * 1000
         token_lists: list[list[str]] = []
         for q in [question, *query_list]:

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from ai_llm.common.a2a_server import free_port
+from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine, make_llm
@@ -102,11 +103,14 @@ async def evaluate(rows: Sequence[dict[str, str]], planner: Planner,
     """Accuracy, per-intent precision/recall, confusion matrix (gold -> predicted -> count), latency."""
     predictions: list[str] = []
     latencies: list[float] = []
+    degraded: list[set[str]] = []
     for row in rows:
         started = time.perf_counter()
-        outcome = await planner.plan(row["message"], agents)
+        with collect_degraded() as skipped:
+            outcome = await planner.plan(row["message"], agents)
         latencies.append((time.perf_counter() - started) * 1000)
         predictions.append(outcome.plan.intent)
+        degraded.append(skipped)
     gold = [row["intent"] for row in rows]
     pairs = Counter(zip(gold, predictions, strict=True))
     matrix = {g: {p: pairs.get((g, p), 0) for p in INTENTS} for g in INTENTS}
@@ -137,6 +141,9 @@ async def evaluate(rows: Sequence[dict[str, str]], planner: Planner,
         "labels": list(INTENTS),
         "mean_latency_ms": round(sum(latencies) / len(latencies), 1),
         "p95_latency_ms": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 1),
+        # Messages classified with a fallback (keywords only while the embedding server was down).
+        "degraded_items": sum(1 for d in degraded if d),
+        "degraded": sorted(set().union(*degraded)) if degraded else [],
         "errors": [{"message": r["message"], "gold": r["intent"], "predicted": p}
                    for r, p in zip(rows, predictions, strict=True) if r["intent"] != p][:40],
     }

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnavailable, RemoteAgent, RemoteAgentError
+from ai_llm.common.degraded import add_degraded
 from ai_llm.common.events import STATUS_ERROR, STATUS_OK, StatusEvent
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, topological_layers
 
@@ -150,6 +151,7 @@ class PlanExecutor:
                     except RemoteAgentError as exc:
                         status, last_error = STATUS_ERROR, str(exc)
                         break
+                    add_degraded(reply.data.get("degraded") or [])  # the agent's fallbacks are the answer's too
                     result_status = reply.status
                     if reply.state == "failed" and result_status == STATUS_OK:
                         result_status = STATUS_ERROR

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings, cosine
 from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit
 from ai_llm.web_research_agent.relevance import lexical_score
@@ -98,7 +99,8 @@ async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[
         try:
             vectors = await embeddings.embed([question, *[f"{c.title}. {c.text}" for c in chunks]])
             sims = [cosine(vectors[0], v) for v in vectors[1:]]
-        except Exception:  # embedding server down: token coverage still ranks
+        except Exception as exc:  # embedding server down: token coverage still ranks
+            note_degraded("embeddings", exc)
             embeddings = None
     for chunk, sim in zip(chunks, sims, strict=True):
         lexical = lexical_score(question, f"{chunk.title} {chunk.text}")

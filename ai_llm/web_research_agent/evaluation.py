@@ -18,12 +18,13 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
 from ai_llm.common.a2a_server import free_port
+from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine
@@ -105,6 +106,7 @@ class QuestionResult:
     latency_ms: float
     searches: int
     pages_read: int
+    degraded: list[str] = field(default_factory=list)
 
 
 def score_reply(row: dict[str, Any], data: dict[str, Any], text: str, latency_ms: float) -> QuestionResult:
@@ -135,6 +137,9 @@ def summarise(results: list[QuestionResult]) -> dict[str, Any]:
         "mean_latency_ms": round(sum(r.latency_ms for r in results) / n, 1),
         "searches_per_question": round(sum(r.searches for r in results) / n, 3),
         "pages_read_per_question": round(sum(r.pages_read for r in results) / n, 3),
+        # Questions answered with a fallback (e.g. keyword scores with the embedding server down).
+        "degraded_items": sum(1 for r in results if r.degraded),
+        "degraded": sorted({name for r in results for name in r.degraded}),
     }
 
 
@@ -184,12 +189,16 @@ async def evaluate_rows(agent: WebResearchAgent, rows: list[dict[str, Any]], dep
     async def one(row: dict[str, Any]) -> QuestionResult:
         async with gate:
             started = time.perf_counter()
-            reply = await agent.research(row["question"], depth=depth, language="en")  # type: ignore[arg-type]
-            if reply.data.get("status") == "error":  # a dropped MCP connection: one retry, then it counts
-                retries.append(row["question"])
-                started = time.perf_counter()
+            with collect_degraded() as skipped:
                 reply = await agent.research(row["question"], depth=depth, language="en")  # type: ignore[arg-type]
-            return score_reply(row, reply.data, reply.text, (time.perf_counter() - started) * 1000)
+                if reply.data.get("status") == "error":  # a dropped MCP connection: one retry, then it counts
+                    retries.append(row["question"])
+                    started = time.perf_counter()
+                    reply = await agent.research(row["question"], depth=depth,  # type: ignore[arg-type]
+                                                 language="en")
+            result = score_reply(row, reply.data, reply.text, (time.perf_counter() - started) * 1000)
+            result.degraded = sorted(skipped)
+            return result
 
     return list(await asyncio.gather(*(one(row) for row in rows)))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings, cosine
 from ai_llm.common.text import tokenize
 from ai_llm.web_research_agent.mcp_tools import SearchHit
@@ -42,7 +43,8 @@ async def fill_missing_scores(hits: Sequence[SearchHit], query: str, embeddings:
         try:
             vectors = await embeddings.embed([query, *texts])
             sims = [max(0.0, cosine(vectors[0], v)) for v in vectors[1:]]
-        except Exception:  # embeddings down: keyword coverage still gives a usable score
+        except Exception as exc:  # embeddings down: keyword coverage still gives a usable score
+            note_degraded("embeddings", exc)
             embeddings = None
     for hit, text, sim in zip(missing, texts, sims, strict=True):
         lexical = lexical_score(query, text)
