@@ -48,12 +48,16 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
     def eval_verify(
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
-        """Fact verification over the built-in case corpus: pass/fail per code, precision of verified:true."""
+        """Fact verification over the built-in cases: outcome per case, counts per expected code, precision and
+        recall of verified:true."""
         from ai_llm.web_research_agent.verify_eval import run_verify_eval
 
         report = run_verify_eval()
         lines = [f"{c['case']:<28} expected={c['expected']:<22} got={c['got']:<22} "
                  f"{'PASS' if c['passed'] else 'FAIL'}" for c in report["cases"]]
-        lines.append(f"verified precision: {report['verified_precision']}  passed: {report['passed']}/"
-                     f"{len(report['cases'])}")
+        lines.append("per expected code: " + ", ".join(f"{code} {n['passed']}/{n['expected']}"
+                                                       for code, n in report["per_code"].items() if n["expected"]))
+        lines.append(f"verified: precision {report['verified_precision']} ({report['verified_correct']} of "
+                     f"{report['verified_count']}), recall {report['verified_recall']} ({report['verified_correct']} of "
+                     f"{report['should_verify']})  passed: {report['passed']}/{report['count']}")
         _emit(report, as_json, "\n".join(lines))

@@ -1,9 +1,11 @@
-"""`hub eval verify`: fact verification over a corpus of pages written for it, one case per outcome code.
+"""`hub eval verify`: fact verification over a corpus of pages written for it, every outcome code with near-misses.
 
-The pages (a fictional country, "Varnland", so no real figure is implied) are indexed by the real search
-gateway's local provider, and `fetch_page` reads them through the gateway from a local HTTP server as HTML
-(the same text, except a page that was revised after it was indexed). Each case's outcome comes from the
-data: which sites state which value, when, and whether the page still says it.
+The pages, their sites and the cases are in `verify_eval_fixture.yaml` (a fictional country, "Varnland", so no
+real figure is implied); its site tiers and blocklist are added to the product's `fact_rules.yaml`, whose
+thresholds the eval runs under. The pages are indexed by the real search gateway's local provider, and
+`fetch_page` reads them through the gateway from a local HTTP server as HTML (the same text, except a page that
+was revised after it was indexed). Each case's outcome comes from the data: which sites state which value, in
+which unit, for which period, when, and whether the page still says it.
 """
 
 from __future__ import annotations
@@ -28,87 +30,42 @@ from ai_llm.common.llm import LocalEngine
 from ai_llm.common.process import start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
-from ai_llm.web_research_agent.fact_verification import FactVerifier
+from ai_llm.web_research_agent.fact_verification import ERROR_CODES, FactRules, FactVerifier
 from ai_llm.web_research_agent.mcp_tools import PageContent, SearchToolset
 
-AS_OF = date(2026, 11, 30)
-CB, STATS, EXCH = "https://www.varnland-centralbank.example", "https://stats.varnland-stats.example", \
-    "https://www.varnland-exchange.example"
-TIMES, HERALD, MARKETS = "https://www.varnland-times.example", "https://news.varnland-herald.example", \
-    "https://www.varnland-markets.example"
-BLOG, WIKI = "https://my.varnland-blog.example", "https://en.wikipedia.org/wiki"
+FIXTURE_PATH = Path(__file__).with_name("verify_eval_fixture.yaml")
 
 
-def _page(url: str, title: str, text: str, published_at: str | None, live_text: str | None = None) -> dict[str, Any]:
-    return {"url": url, "title": title, "content": text, "published_at": published_at,
-            "live": live_text if live_text is not None else text}
+def load_fixture(path: Path = FIXTURE_PATH) -> dict[str, Any]:
+    """The fixture YAML: `as_of`, `sites`, `rules` (a site overlay) and `cases`, each with its `pages`."""
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-#: Every page: `content` is what the search index holds, `live` what the site serves now.
-PAGES: list[dict[str, Any]] = [
-    # verified: three independent sources, one official, agreeing (3.50% vs 3.5%), same decision day
-    _page(f"{CB}/policy/base-rate", "Bank of Varnland monetary policy decision",
-          "The Monetary Policy Board met in the capital. The Bank of Varnland kept the Varnland base rate at "
-          "3.50% on November 27, 2026. Inflation is close to target.", "2026-11-27"),
-    _page(f"{TIMES}/economy/rate-hold", "Central bank holds rate",
-          "Markets were calm. On November 27, 2026 the Varnland base rate was held at 3.5%, the central bank "
-          "said.", "2026-11-27"),
-    _page(f"{HERALD}/biz/base-rate", "Rate unchanged",
-          "The Varnland base rate stays at 3.50% after the November 27, 2026 decision. Economists expected it.",
-          "2026-11-27"),
-    _page(f"{BLOG}/my-rate-guess", "My guess about rates",
-          "Honestly I think the Varnland base rate is 3.75% already on November 28, 2026.", "2026-11-28"),
-    # VALUE_MISMATCH: one source 5% off the others
-    _page(f"{EXCH}/index/close", "Varnland exchange daily close",
-          "The Varnland stock index closed at 2,650.3 points on November 28, 2026.", "2026-11-28"),
-    _page(f"{TIMES}/markets/close", "Stocks close",
-          "The Varnland stock index ended at 2,651.0 points on November 28, 2026.", "2026-11-28"),
-    _page(f"{HERALD}/markets/close", "Stocks surge",
-          "The Varnland stock index finished at 2,782.8 points on November 28, 2026.", "2026-11-28"),
-    # STALE_DATA: agreeing sources, all two months old
-    _page(f"{STATS}/labour/unemployment", "Labour force survey",
-          "The Varnland unemployment rate was 2.9% on October 1, 2026.", "2026-10-01"),
-    _page(f"{TIMES}/economy/jobs", "Jobs report",
-          "The Varnland unemployment rate stood at 2.9% on October 1, 2026.", "2026-10-01"),
-    _page(f"{HERALD}/economy/jobs", "Unemployment steady",
-          "The Varnland unemployment rate held at 2.9% on October 1, 2026.", "2026-10-01"),
-    # NO_PRIMARY_SOURCE: three agreeing sources, none official
-    _page(f"{TIMES}/markets/gold", "Gold price", "The Varnland gold price was $2,410.50 on November 29, 2026.",
-          "2026-11-29"),
-    _page(f"{HERALD}/markets/gold", "Gold", "The Varnland gold price reached $2,411.00 on November 29, 2026.",
-          "2026-11-29"),
-    _page(f"{MARKETS}/commodities/gold", "Gold quote", "The Varnland gold price: $2,410.80 on November 29, 2026.",
-          "2026-11-29"),
-    # INSUFFICIENT_SOURCES: only two sources
-    _page(f"{TIMES}/food/cod", "Fish market", "The Varnland cod price was 12,300 won on November 29, 2026.",
-          "2026-11-29"),
-    _page(f"{HERALD}/food/cod", "Cod", "The Varnland cod price stood at 12,300 won on November 29, 2026.",
-          "2026-11-29"),
-    # BLOCKED_SOURCE_ONLY: a blog and Wikipedia
-    _page(f"{BLOG}/housing", "Housing rant", "The Varnland housing index is 104.2 points on November 29, 2026.",
-          "2026-11-29"),
-    _page(f"{WIKI}/Varnland_housing_index", "Varnland housing index",
-          "The Varnland housing index was 104.2 points on November 29, 2026.", "2026-11-29"),
-    # QUOTE_MISMATCH: the official page no longer states the value its search snippet shows
-    _page(f"{STATS}/trade/exports", "Trade statistics",
-          "The Varnland export total was 612.4억 달러 on November 29, 2026.", "2026-11-29",
-          live_text="The Varnland export total for November 2026 is under revision and will be republished."),
-    _page(f"{TIMES}/trade/exports", "Exports", "The Varnland export total was 612.4억 달러 on November 29, 2026.",
-          "2026-11-29"),
-    _page(f"{HERALD}/trade/exports", "Exports rise",
-          "The Varnland export total reached 612.4억 달러 on November 29, 2026.", "2026-11-29"),
-]
+def _pages(fixture: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every page as `{url, title, content, published_at, live}`: `content` is what the search index holds,
+    `live` what the site serves now."""
+    pages = []
+    for case in fixture["cases"]:
+        for page in case["pages"]:
+            published = page.get("published_at")
+            pages.append({"url": fixture["sites"][page["site"]] + page["path"], "title": page["title"],
+                          "content": page["text"], "published_at": str(published) if published else None,
+                          "live": page.get("live", page["text"])})
+    return pages
 
+
+_FIXTURE = load_fixture()
+AS_OF: date = _FIXTURE["as_of"]
+PAGES: list[dict[str, Any]] = _pages(_FIXTURE)
 #: (case, question, expected code — "VERIFIED" for success, expected value or None).
 CASES: list[tuple[str, str, str, float | None]] = [
-    ("base_rate", "Verify the Varnland base rate today", "VERIFIED", 3.5),
-    ("stock_index", "Verify the Varnland stock index today", "VALUE_MISMATCH", None),
-    ("unemployment", "Verify the current Varnland unemployment rate", "STALE_DATA", None),
-    ("gold_price", "Verify the Varnland gold price", "NO_PRIMARY_SOURCE", None),
-    ("cod_price", "Verify the Varnland cod price", "INSUFFICIENT_SOURCES", None),
-    ("housing_index", "Verify the Varnland housing index", "BLOCKED_SOURCE_ONLY", None),
-    ("export_total", "Verify the Varnland export total", "QUOTE_MISMATCH", None),
-]
+    (c["case"], c["question"], c["expected"], float(c["value"]) if c.get("value") is not None else None)
+    for c in _FIXTURE["cases"]]
+
+
+def eval_rules() -> FactRules:
+    """The product's rules plus the fixture's sites (tiers and blocklist only)."""
+    return FactRules.load().with_sites(_FIXTURE["rules"], str(FIXTURE_PATH))
 
 
 def page_html(page: dict[str, Any]) -> str:
@@ -185,24 +142,41 @@ def no_semantic_cache_config(path: Path) -> Path:
     return path
 
 
+def _same_value(got: Any, expected: float | None) -> bool:
+    return expected is not None and isinstance(got, int | float) and abs(got - expected) <= 1e-9 * max(1.0, abs(expected))
+
+
 async def run_cases(verifier: FactVerifier) -> list[dict[str, Any]]:
+    """Every case through the verifier: expected and actual outcome, value, and whether a verified value is right."""
     out = []
     for case, question, expected, value in CASES:
         result = (await verifier.verify(question, as_of=AS_OF)).result
         got = "VERIFIED" if result["verified"] else result["error"]["code"]
-        correct_value = (not result["verified"]) or (value is not None and abs(result["value"] - value) < 1e-9)
+        right_value = not result["verified"] or _same_value(result["value"], value)
         out.append({"case": case, "question": question, "expected": expected, "got": got,
-                    "passed": got == expected and correct_value, "value": result.get("value"),
-                    "verified_correct": result["verified"] and correct_value})
+                    "passed": got == expected and right_value, "value": result.get("value"),
+                    "expected_value": value, "period": result.get("period"),
+                    "verified_correct": bool(result["verified"]) and expected == "VERIFIED" and right_value})
     return out
 
 
 def summarise(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Cases, outcomes, counts per expected code, and precision / recall of `verified: true`.
+
+    precision = verified with the right value where the case should verify / all verified;
+    recall = the same / cases that should verify.
+    """
     verified = [c for c in cases if c["got"] == "VERIFIED"]
-    precision = (sum(c["verified_correct"] for c in verified) / len(verified)) if verified else None
-    codes: dict[str, str] = {c["expected"]: "pass" if c["passed"] else "fail" for c in cases}
-    return {"cases": cases, "per_code": codes, "passed": sum(c["passed"] for c in cases),
-            "verified_precision": precision, "verified_count": len(verified)}
+    should = [c for c in cases if c["expected"] == "VERIFIED"]
+    correct = sum(c["verified_correct"] for c in cases)
+    per_code = {code: {"expected": sum(c["expected"] == code for c in cases),
+                       "passed": sum(c["passed"] for c in cases if c["expected"] == code),
+                       "got": sum(c["got"] == code for c in cases)}
+                for code in ("VERIFIED", *ERROR_CODES)}
+    return {"cases": cases, "count": len(cases), "passed": sum(c["passed"] for c in cases), "per_code": per_code,
+            "verified_count": len(verified), "verified_correct": correct, "should_verify": len(should),
+            "verified_precision": round(correct / len(verified), 4) if verified else None,
+            "verified_recall": round(correct / len(should), 4) if should else None}
 
 
 def run_verify_eval() -> dict[str, Any]:
@@ -221,7 +195,7 @@ def run_verify_eval() -> dict[str, Any]:
                                 _env_file=None)
             embeddings = OpenAIEmbeddings(settings.embedding_base_url, settings.embedding_model_name)
             deps = HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine(None))
-            verifier = FactVerifier(deps, site_toolset_factory(settings, site_urls))
+            verifier = FactVerifier(deps, site_toolset_factory(settings, site_urls), rules=eval_rules())
             cases = asyncio.run(run_cases(verifier))
         finally:
             stop_child(gateway)

@@ -1,5 +1,6 @@
-"""Fact verification over pages written for the tests: indexed by the real gateway's local provider, read by
-`fetch_page` (through the gateway) from a local HTTP server. Every outcome code comes from the data."""
+"""Fact verification over the `hub eval verify` fixture: pages indexed by the real gateway's local provider, read
+by `fetch_page` (through the gateway) from a local HTTP server, under the product's rules plus the fixture's
+sites. Every outcome code comes from the data."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from hypothesis import strategies as st
 
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.fact_verification import (
+    RULES_PATH,
     Candidate,
     FactRules,
     FactVerifier,
+    Period,
     RulesError,
     decide,
     extract_candidates,
@@ -29,10 +32,14 @@ from ai_llm.web_research_agent.numbers import ParsedNumber, agree, parse_number_
 from ai_llm.web_research_agent.verify_eval import (
     AS_OF,
     CASES,
+    FIXTURE_PATH,
     PAGES,
+    eval_rules,
+    load_fixture,
     no_semantic_cache_config,
     serve_pages,
     site_toolset_factory,
+    summarise,
     write_corpus,
 )
 from tests.web_research_agent.conftest import make_deps, make_settings, start_gateway
@@ -49,7 +56,7 @@ def verifier(hub_env: dict[str, str], embedding_server: str,
         gateway = start_gateway(env, corpus, work / "logs")
         try:
             settings_ = make_settings(gateway.url, embedding_server, fetch_allow_private=True)
-            yield FactVerifier(make_deps(settings_), site_toolset_factory(settings_, site_urls))
+            yield FactVerifier(make_deps(settings_), site_toolset_factory(settings_, site_urls), rules=eval_rules())
         finally:
             from ai_llm.common.process import stop_child
 
@@ -61,7 +68,7 @@ async def test_each_outcome_comes_from_the_data(verifier: FactVerifier, case: st
                                                 value: float | None) -> None:
     result = (await verifier.verify(question, as_of=AS_OF)).result
     if expected == "VERIFIED":
-        assert result["verified"] is True and result["value"] == value
+        assert result["verified"] is True and result["value"] == pytest.approx(value)
     else:
         assert result["verified"] is False and result["value"] is None
         assert result["error"]["code"] == expected
@@ -102,10 +109,10 @@ def test_a_value_not_in_its_quote_fails() -> None:
 
     def cand(domain: str, tier: int, quote_ok: bool) -> Candidate:
         return Candidate(f"https://{domain}/x", domain, domain, tier, ParsedNumber(3.5, 3.5, "%", "3.5%"),
-                         sentence, day, quote_ok=quote_ok)
+                         f"{domain} says the rate is 3.5%.", day, quote_ok=quote_ok)
 
     ok = decide("rate", [cand("a.gov", 1, True), cand("b.com", 2, True), cand("c.com", 2, True)], [], rules, AS_OF)
-    assert ok["verified"] is True
+    assert ok["verified"] is True and ok["period"] == "2026-11-27"
     bad = decide("rate", [cand("a.gov", 1, False), cand("b.com", 2, True), cand("c.com", 2, True)], [], rules,
                  AS_OF)
     assert bad["verified"] is False and bad["error"]["code"] == "QUOTE_MISMATCH"
@@ -114,10 +121,12 @@ def test_a_value_not_in_its_quote_fails() -> None:
 def test_extraction_picks_the_figure_not_the_date() -> None:
     found = extract_candidates("varnland base rate",
                                "Noise. The Varnland base rate was 3.5% on November 27, 2026. Other rate 9%.", None)
-    assert [(n.value, n.unit, d) for n, _, d in found] == [(3.5, "%", date(2026, 11, 27))]
+    assert [(f.number.value, f.number.unit, f.published_at) for f in found] == [(3.5, "%", date(2026, 11, 27))]
+    assert found[0].period == Period.day(date(2026, 11, 27))
     assert find_date("2026년 11월 27일 발표") == date(2026, 11, 27)
     assert metric_of("Verify today's Varnland base rate") == "varnland base rate"
     assert metric_of("오늘 코스피 지수 검증해줘") == "코스피 지수"
+    assert metric_of("Verify the Varnland GDP growth rate for Q3 2026") == "varnland gdp growth rate"
 
 
 def test_rules_file_errors_are_clear(tmp_path: Path) -> None:
@@ -125,12 +134,75 @@ def test_rules_file_errors_are_clear(tmp_path: Path) -> None:
     bad.write_text("tiers: [1, 2]\n", encoding="utf-8")
     with pytest.raises(RulesError, match="tiers"):
         FactRules.load(bad)
+    bad.write_text("tiers: {official: [a.gov]}\n", encoding="utf-8")
+    with pytest.raises(RulesError, match="tiers"):
+        FactRules.load(bad)
     with pytest.raises(RulesError, match="cannot read"):
         FactRules.load(tmp_path / "missing.yaml")
+    with pytest.raises(RulesError, match="only 'tiers' and 'blocklist'"):
+        FactRules.load().with_sites({"min_sources": 1}, "overlay.yaml")
+
+
+def test_product_rules_are_real_world_policy() -> None:
+    text = RULES_PATH.read_text(encoding="utf-8").lower()
+    assert ".example" not in text and "varnland" not in text and "osterra" not in text
     rules = FactRules.load()
-    assert rules.tier("https://ecos.bok.or.kr/x") == 1 and rules.tier("https://kostat.go.kr/y") == 1
-    assert rules.blocked("https://blog.naver.com/z") and rules.blocked("https://ko.wikipedia.org/wiki/X")
-    assert rules.tier("https://unknown.example.org/") is None
+    for url in ("https://ecos.bok.or.kr/x", "https://kostat.go.kr/y", "https://kosis.kr/z", "https://data.krx.co.kr/",
+                "https://www.moef.go.kr/", "https://www.bls.gov/cpi", "https://www.federalreserve.gov/",
+                "https://www.ecb.europa.eu/", "https://ec.europa.eu/eurostat", "https://www.boj.or.jp/",
+                "https://www.bankofengland.co.uk/", "https://www.ons.gov.uk/", "https://www.oecd.org/",
+                "https://www.imf.org/", "https://www.worldbank.org/", "https://www.bis.org/"):
+        assert rules.tier(url) == 1, url
+    for url in ("https://www.yna.co.kr/", "https://www.hankyung.com/", "https://www.reuters.com/", "https://www.ft.com/"):
+        assert rules.tier(url) == 2, url
+    assert rules.tier("https://fred.stlouisfed.org/series/X") == 3 and rules.tier("https://kr.investing.com/") == 3
+    for url in ("https://blog.naver.com/z", "https://ko.wikipedia.org/wiki/X", "https://namu.wiki/w/X",
+                "https://someone.tistory.com/1", "https://www.reddit.com/r/x"):
+        assert rules.blocked(url), url
+    assert rules.tier("https://unknown.example.org/") is None and not rules.blocked("https://www.reuters.com/")
+
+
+def test_the_eval_adds_its_sites_on_top_of_the_product_rules() -> None:
+    product, rules = FactRules.load(), eval_rules()
+    assert (rules.min_sources, rules.min_tier1, rules.tolerance_pct, rules.max_age_days) == \
+        (product.min_sources, product.min_tier1, product.tolerance_pct, product.max_age_days)
+    assert all(set(product.tiers[t]) <= set(rules.tiers[t]) for t in product.tiers)
+    assert set(product.blocklist) <= set(rules.blocklist)
+    assert product.tier("https://www.varnland-centralbank.example/") is None
+    assert rules.tier("https://www.varnland-centralbank.example/") == 1 and rules.blocked("https://my.varnland-blog.example/")
+    assert rules.blocked("https://en.wikipedia.org/wiki/X")  # the product's own entry still applies
+
+
+def test_the_eval_fixture_covers_every_code_with_enough_cases() -> None:
+    fixture = load_fixture(FIXTURE_PATH)
+    expected = [c[2] for c in CASES]
+    assert len(CASES) >= 30 and expected.count("VERIFIED") >= 10
+    assert set(expected) == {"VERIFIED", "INSUFFICIENT_SOURCES", "NO_PRIMARY_SOURCE", "VALUE_MISMATCH", "STALE_DATA",
+                             "QUOTE_MISMATCH", "BLOCKED_SOURCE_ONLY"}
+    assert all((c[3] is not None) == (c[2] == "VERIFIED") for c in CASES)
+    assert len({c[0] for c in CASES}) == len(CASES) and len({p["url"] for p in PAGES}) == len(PAGES)
+    assert all(c.get("why") for c in fixture["cases"])
+    rules = eval_rules()
+    # Every page's site is classified on purpose: tiered, blocklisted, or one of the untiered sites.
+    untiered = {fixture["sites"]["GOSSIP"], fixture["sites"]["DEALS"]}
+    for page in PAGES:
+        site = "/".join(page["url"].split("/")[:3])
+        assert rules.tier(page["url"]) is not None or rules.blocked(page["url"]) or site in untiered, page["url"]
+
+
+def test_summary_precision_and_recall() -> None:
+    def row(expected: str, got: str, right: bool = True) -> dict[str, object]:
+        return {"expected": expected, "got": got, "passed": expected == got and right,
+                "verified_correct": got == "VERIFIED" and expected == "VERIFIED" and right}
+
+    report = summarise([row("VERIFIED", "VERIFIED"), row("VERIFIED", "VERIFIED", right=False),
+                        row("VERIFIED", "INSUFFICIENT_SOURCES"), row("STALE_DATA", "VERIFIED"),
+                        row("STALE_DATA", "STALE_DATA")])
+    assert report["verified_count"] == 3 and report["should_verify"] == 3 and report["verified_correct"] == 1
+    assert report["verified_precision"] == 0.3333 and report["verified_recall"] == 0.3333
+    assert report["per_code"]["VERIFIED"] == {"expected": 3, "passed": 1, "got": 3}
+    assert report["per_code"]["STALE_DATA"] == {"expected": 2, "passed": 1, "got": 1}
+    assert report["passed"] == 2 and report["count"] == 5
 
 
 async def test_reply_rejects_a_bad_as_of(web_deps: HubDeps) -> None:
