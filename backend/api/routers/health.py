@@ -1,16 +1,22 @@
-"""`GET /api/health`: which agents answer, whether the database is up, which models and providers run."""
+"""`GET /api/health`: which agents answer, whether the database is up, which models and providers run.
+
+Reachability is checked here; whether a process that does not answer is being restarted (rather than down)
+comes from the launcher's status file (`ai_llm.supervision`), when a launcher supervises this hub.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ai_llm.common.settings import AGENT_MODULES, Settings
 from ai_llm.search_gateway.config import ConfigError, load_config, resolve_chain
+from ai_llm.supervision import HubStatus, ProcessStatus, read_hub_status
 from backend.api.deps import StateDep
 from backend.api.state import agent_headers
 
@@ -21,13 +27,23 @@ CARD_PATH = "/.well-known/agent-card.json"
 CHECK_TIMEOUT_S = 1.5
 
 
+#: ok: answers; restarting: does not answer, and the launcher is starting it again; down: does not answer.
+HealthState = Literal["ok", "restarting", "down"]
+STATE_DOC = "ok: answers; restarting: down, and the launcher is restarting it; down: not answering"
+RESTARTS_DOC = "times the launcher has restarted it since the hub started"
+
+
 class Reachability(BaseModel):
     url: str
     ok: bool
+    state: HealthState = Field(description=STATE_DOC)
+    restarts: int = Field(0, description=RESTARTS_DOC)
 
 
 class DatabaseHealth(BaseModel):
     ok: bool
+    state: HealthState = Field(description=STATE_DOC)
+    restarts: int = Field(0, description=RESTARTS_DOC)
 
 
 class LlmHealth(BaseModel):
@@ -71,9 +87,28 @@ async def _database_ok(state: Any) -> bool:
     return bool(row and row["ok"] == 1)
 
 
+def _supervised(status: HubStatus | None, name: str, url: str) -> ProcessStatus | None:
+    """The launcher's record of the process `name`, if it is the one serving `url` (same port)."""
+    process = status.processes.get(name) if status else None
+    if process is None or process.port is None or urlsplit(url).port != process.port:
+        return None
+    return process
+
+
+def _state(ok: bool, process: ProcessStatus | None) -> HealthState:
+    if ok:
+        return "ok"  # what answers is up, whatever the status file last said
+    return "restarting" if process is not None and process.state == "restarting" else "down"
+
+
+def _reachability(url: str, ok: bool, process: ProcessStatus | None) -> Reachability:
+    return Reachability(url=url, ok=ok, state=_state(ok, process), restarts=process.restarts if process else 0)
+
+
 @router.get("/health")
 async def health(state: StateDep) -> Health:
-    """Reachability of every agent card (checked concurrently), the database, the LLM and search set-up."""
+    """Reachability of every agent card (checked concurrently), the database, the LLM and search set-up;
+    `state` tells an agent the launcher is restarting from one that is down."""
     settings = state.settings
     urls = {name: settings.agent_url(name) for name in AGENT_MODULES}
     gateway = settings.search_gateway_mcp_url.removesuffix("/mcp")
@@ -81,12 +116,19 @@ async def health(state: StateDep) -> Health:
         checks = await asyncio.gather(*(_reachable(http, url + CARD_PATH) for url in urls.values()),
                                       _reachable(http, gateway + "/healthz"), _database_ok(state))
     *agents_ok, gateway_ok, db_ok = checks
+    supervised = read_hub_status(settings.data_dir)
+    postgres = supervised.processes.get("postgres") if supervised else None
+    if postgres is not None and postgres.url != settings.database_url:
+        postgres = None  # the launcher's embedded Postgres is not the database this backend uses
     online = settings.llm_online
     return Health(
-        agents={name: Reachability(url=url, ok=ok) for (name, url), ok in zip(urls.items(), agents_ok, strict=True)},
-        database=DatabaseHealth(ok=db_ok),
+        agents={name: _reachability(url, ok, _supervised(supervised, name, url))
+                for (name, url), ok in zip(urls.items(), agents_ok, strict=True)},
+        database=DatabaseHealth(ok=db_ok, state=_state(db_ok, postgres),
+                                restarts=postgres.restarts if postgres else 0),
         llm=LlmHealth(mode="openai" if online else "offline",
                       model=settings.llm_model if online else "local-engine"),
-        search=SearchHealth(providers=search_providers(settings), gateway=Reachability(url=gateway, ok=gateway_ok)),
+        search=SearchHealth(providers=search_providers(settings), gateway=_reachability(
+            gateway, gateway_ok, _supervised(supervised, "search_gateway", gateway))),
         login_required=state.require_login,
     )
