@@ -101,7 +101,8 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, chats: i
                     token: str | None) -> dict[str, Any]:
     timeout = httpx.Timeout(600.0, connect=10.0)
     limits = httpx.Limits(max_connections=chats + 10, max_keepalive_connections=chats + 10)
-    async with httpx.AsyncClient(base_url=backend_url, timeout=timeout, limits=limits) as http:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}  # the backend needs the token when set
+    async with httpx.AsyncClient(base_url=backend_url, timeout=timeout, limits=limits, headers=headers) as http:
         started = time.perf_counter()
         record = await upload_and_wait(http, pdf)
         index_s = time.perf_counter() - started

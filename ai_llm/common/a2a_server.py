@@ -3,7 +3,8 @@
 An agent is a `Handler`: `async (AgentRequest, Progress) -> AgentReply`. `HubAgentExecutor` adapts it to
 the a2a-sdk `AgentExecutor` (task creation, streamed status updates, the answer artifact, failures as a
 failed task with a readable message), `build_agent_app` wraps it in a Starlette app with the agent card
-at `/.well-known/agent-card.json`, JSON-RPC at `/` and a bearer-token check when `HUB_TOKEN` is set.
+at `/.well-known/agent-card.json` (cacheable, with 304s), JSON-RPC at `/`, the Host/Origin guard and a
+bearer-token check when `HUB_TOKEN` is set.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 from a2a.helpers.proto_helpers import (
@@ -30,7 +32,7 @@ from a2a.helpers.proto_helpers import (
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
@@ -51,8 +53,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ai_llm.common.agent_card_route import agent_card_route
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
+from ai_llm.common.http_guard import HostOriginGuard
+from ai_llm.common.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -246,17 +251,27 @@ async def _health(_: Request) -> Response:
 
 
 def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None = None,
-                    extra_routes: Sequence[Route] = (), lifespan: Any = None) -> Starlette:
-    """The agent's ASGI app: card + JSON-RPC (+ extra routes), bearer check when `token` is set."""
+                    extra_routes: Sequence[Route] = (), lifespan: Any = None,
+                    allowed_hosts: Sequence[str] | None = None) -> Starlette:
+    """The agent's ASGI app: card + JSON-RPC (+ extra routes), Host/Origin guard, bearer check with `token`.
+
+    `allowed_hosts`: hosts besides loopback it answers to (default: `Settings.allowed_hosts` of this process);
+    the hosts of the card's own URLs always are.
+    """
     handler = DefaultRequestHandlerV2(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    own_hosts = [netloc for i in card.supported_interfaces if (netloc := urlsplit(i.url).netloc)]
+    hosts = [*(get_settings().allowed_hosts if allowed_hosts is None else allowed_hosts), *own_hosts]
     routes = [
-        *create_agent_card_routes(card),
+        agent_card_route(card),
         *create_jsonrpc_routes(handler, rpc_url="/"),
         Route("/healthz", _health, methods=["GET"]),
         *extra_routes,
     ]
-    middleware = [Middleware(BearerTokenMiddleware, token=token,  # type: ignore[arg-type]
-                             public_paths=[AGENT_CARD_WELL_KNOWN_PATH, "/healthz"])]
+    middleware = [
+        Middleware(HostOriginGuard, allowed_hosts=hosts),  # type: ignore[arg-type]
+        Middleware(BearerTokenMiddleware, token=token,  # type: ignore[arg-type]
+                   public_paths=[AGENT_CARD_WELL_KNOWN_PATH, "/healthz"]),
+    ]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
 
 

@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ai_llm.common.http_guard import WILDCARD_BINDS, split_host
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 #: Agent name -> (settings attribute holding its port, python module serving it).
@@ -26,6 +28,10 @@ AGENT_MODULES: dict[str, str] = {
     "file_management": "ai_llm.file_management_agent",
     "report_writing": "ai_llm.report_writing_agent",
 }
+
+
+def _split_list(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 class UnsafeConfigurationError(RuntimeError):
@@ -50,6 +56,9 @@ class Settings(BaseSettings):
     # --- network -------------------------------------------------------------------------
     hub_host: str = Field("127.0.0.1", description="Bind address of every process.")
     hub_token: str | None = Field(None, description="Bearer token required on every A2A/MCP/API call.")
+    hub_allowed_hosts: str | None = Field(
+        None, description="Comma-separated host or host:port names the hub's servers answer to, besides "
+                          "loopback and HUB_HOST (Host/Origin checks, ai_llm/common/http_guard.py).")
     orchestrator_port: int = 10010
     web_agent_port: int = 10011
     rag_agent_port: int = 10012
@@ -113,8 +122,10 @@ class Settings(BaseSettings):
     rag_chunk_size: int = 800
     rag_chunk_overlap: int = 100
     rag_top_k: int = 10
-    rag_answer_chunks: int = 4  # best chunks behind an answer and its cited sources
-    rag_min_score: float = 0.375  # relevance (0-1) under which a search is `no_result` (calibrated)
+    # Evidence (0-1): the share of the question's salient words, IDF-weighted, that the best sentence window
+    # holds; under it the documents do not answer (`no_result` → web fallback). Tuned on the dev split.
+    rag_min_evidence: float = 0.5
+    rag_expand_korean: bool = False  # add Kiwi's similar morphemes to Korean questions (measured: no gain)
     # Vector similarity for Korean questions; None = only with EMBEDDING_PROVIDER=openai (offline model is English-only).
     rag_vector_korean: bool | None = None
     rag_ef_search: int = 100  # HNSW ef_search: higher = better recall, slower search
@@ -122,8 +133,8 @@ class Settings(BaseSettings):
     # --- UI ------------------------------------------------------------------------------
     ui_language: Literal["ko", "en"] = "ko"
 
-    @field_validator("hub_token", "openai_api_key", "openai_base_url", "database_url", "supabase_url",
-                     "supabase_key", "tavily_api_key", "serper_api_key", "exa_api_key",
+    @field_validator("hub_token", "hub_allowed_hosts", "openai_api_key", "openai_base_url", "database_url",
+                     "supabase_url", "supabase_key", "tavily_api_key", "serper_api_key", "exa_api_key",
                      "brightdata_api_key", "firecrawl_api_key", "mcp_servers", "embedding_url",
                      "embedding_model", mode="before")
     @classmethod
@@ -138,6 +149,16 @@ class Settings(BaseSettings):
     def _token_strength(cls, value: str | None) -> str | None:
         if value is not None and len(value) < 16:
             raise ValueError("HUB_TOKEN must be at least 16 characters long.")
+        return value
+
+    @field_validator("hub_allowed_hosts")
+    @classmethod
+    def _allowed_hosts_parse(cls, value: str | None) -> str | None:
+        if value is not None:
+            for entry in _split_list(value):
+                if split_host(entry) is None:
+                    raise ValueError(f"HUB_ALLOWED_HOSTS: {entry!r} is not a host or host:port "
+                                     "(no scheme, path or wildcard)")
         return value
 
     @field_validator("mcp_servers")
@@ -172,6 +193,13 @@ class Settings(BaseSettings):
         return self
 
     # --- derived values ------------------------------------------------------------------
+    @property
+    def allowed_hosts(self) -> list[str]:
+        """Hosts besides loopback that the hub's servers answer to: HUB_HOST (unless a wildcard bind) and
+        HUB_ALLOWED_HOSTS."""
+        own = [] if self.hub_host.strip() in WILDCARD_BINDS else [self.hub_host.strip()]
+        return own + _split_list(self.hub_allowed_hosts or "")
+
     def _url(self, explicit: str | None, port: int) -> str:
         if explicit:
             return explicit.rstrip("/")

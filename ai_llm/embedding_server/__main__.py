@@ -18,7 +18,7 @@ def main() -> None:
     args = parser.parse_args()
     setup_logging("embedding_server")
     sock = bind_socket(settings.hub_host, args.port)
-    asyncio.run(serve_app(create_app(settings.hub_token), sock))
+    asyncio.run(serve_app(create_app(settings.hub_token, settings.allowed_hosts), sock))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 and uses the same OpenAI adapter as production.
 
 The model loads in a background thread at start; requests that arrive before it is ready wait for it
-instead of failing, so the first query after `hub up` works even when cards answered earlier.
+instead of failing, so the first query after `hub up` works even when cards answered earlier. Like every hub
+server it sits behind the Host/Origin guard (`ai_llm/common/http_guard.py`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import asyncio
 import hmac
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+
+from ai_llm.common.http_guard import HostOriginGuard
 
 MODEL_ID = "all-MiniLM-L6-v2"
 MAX_INPUTS = 2048
@@ -72,8 +76,13 @@ class ModelHolder:
         return self._model
 
 
-def create_app(token: str | None = None) -> FastAPI:
-    """The embedding server app. `token`: when set, requests need `Authorization: Bearer <token>`."""
+def create_app(token: str | None = None, allowed_hosts: Sequence[str] = ()) -> FastAPI:
+    """The embedding server app.
+
+    Args:
+        token: when set, requests need `Authorization: Bearer <token>`.
+        allowed_hosts: hosts besides loopback it answers to (`Settings.allowed_hosts`).
+    """
     holder = ModelHolder()
     lock = asyncio.Lock()
 
@@ -84,6 +93,7 @@ def create_app(token: str | None = None) -> FastAPI:
 
     app = FastAPI(title="Agent Hub embedding server", lifespan=lifespan)
     app.state.holder = holder
+    app.add_middleware(HostOriginGuard, allowed_hosts=allowed_hosts)
 
     @app.exception_handler(HTTPException)
     async def openai_error(_: Request, exc: HTTPException) -> JSONResponse:

@@ -2,7 +2,11 @@
 
 Guard: only http/https; every address the host resolves to (and every redirect hop's) must be public —
 private, loopback, link-local, multicast, reserved and unspecified addresses are refused unless
-`FETCH_ALLOW_PRIVATE=true`. Body size and total time are capped; the HTML goes through trafilatura.
+`FETCH_ALLOW_PRIVATE=true`. The check sits in the connection itself: the fetcher resolves each host once,
+checks every address, and connects to a checked address (TLS still verifies the host name), so a name that
+answers a public address to the check and 127.0.0.1 to the connect (DNS rebinding) cannot reach the private
+network. Connections are direct (no proxy from the environment). Body size and total time are capped; the
+HTML goes through trafilatura.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ import asyncio
 import ipaddress
 import socket
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 import trafilatura
 
@@ -24,6 +30,10 @@ MAX_BYTES = 3 * 1024 * 1024
 MAX_REDIRECTS = 5
 MAX_TEXT_CHARS = 100_000
 USER_AGENT = "AgentHub-SearchGateway/0.1 (+https://github.com/; fetch_page)"
+
+
+#: `(host, port) -> addresses`: how the fetcher resolves names (tests inject one; default: the system's).
+Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 
 class FetchRefused(ValueError):
@@ -51,26 +61,82 @@ def _address_refused(address: str) -> bool:
             or ip.is_unspecified or not ip.is_global)
 
 
-async def check_url(url: str, allow_private: bool) -> None:
-    """Raise `FetchRefused` unless `url` is http(s) to a public address (or private ones are allowed)."""
+def check_url(url: str) -> None:
+    """Raise `FetchRefused` unless `url` is http(s) with a host (addresses are checked when connecting)."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise FetchRefused(f"only http and https URLs can be fetched, not {parts.scheme or 'a bare path'!r}")
-    host = parts.hostname
-    if not host:
+    if not parts.hostname:
         raise FetchRefused("the URL has no host")
-    if allow_private:
-        return
+
+
+async def system_resolve(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to (the system resolver), in its order, without repeats."""
+    infos = await asyncio.to_thread(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+async def vetted_addresses(host: str, port: int, resolve: Resolver, allow_private: bool) -> list[str]:
+    """Resolve `host` once; raise `FetchRefused` if any address is non-public (unless allowed)."""
     try:
-        infos = await asyncio.to_thread(socket.getaddrinfo, host, parts.port or 0, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise FetchRefused(f"cannot resolve host {host!r}: {exc.strerror}") from exc
-    for info in infos:
-        address = str(info[4][0])
-        if _address_refused(address):
-            raise FetchRefused(
-                f"{host} resolves to the non-public address {address}; refused (set FETCH_ALLOW_PRIVATE=true "
-                "to allow private, loopback and link-local addresses)")
+        addresses = await resolve(host, port)
+    except OSError as exc:  # socket.gaierror included
+        raise FetchRefused(f"cannot resolve host {host!r}: {exc.strerror or exc}") from exc
+    if not addresses:
+        raise FetchRefused(f"cannot resolve host {host!r}: no address")
+    if not allow_private:
+        for address in addresses:
+            if _address_refused(address):
+                raise FetchRefused(
+                    f"{host} resolves to the non-public address {address}; refused (set "
+                    "FETCH_ALLOW_PRIVATE=true to allow private, loopback and link-local addresses)")
+    return addresses
+
+
+class VettingNetworkBackend(httpcore.AsyncNetworkBackend):
+    """httpcore network backend that connects only to addresses `vetted_addresses` passed.
+
+    The host is resolved here, once per connection, and the socket is opened to one of the checked
+    addresses, so no second lookup can answer differently. TLS is started by httpcore afterwards with the
+    URL's host name (SNI and certificate check unchanged).
+    """
+
+    def __init__(self, resolve: Resolver, allow_private: bool) -> None:
+        self.resolve = resolve
+        self.allow_private = allow_private
+        self._inner = httpcore.AnyIOBackend()
+
+    # The `timeout` parameters are httpcore's interface, not ours to replace with asyncio.timeout.
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109
+                          local_address: str | None = None,
+                          socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+        addresses = await vetted_addresses(host, port, self.resolve, self.allow_private)
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
+                                                     socket_options=socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,  # noqa: ASYNC109
+                                  socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+        raise FetchRefused("unix sockets are not fetched")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class VettingTransport(httpx.AsyncHTTPTransport):
+    """httpx transport whose connections go through `VettingNetworkBackend`."""
+
+    def __init__(self, resolve: Resolver, allow_private: bool) -> None:
+        super().__init__()
+        # httpx has no network-backend option; its connection pool is rebuilt with ours (defaults otherwise).
+        self._pool = httpcore.AsyncConnectionPool(ssl_context=httpx.create_ssl_context(),
+                                                  network_backend=VettingNetworkBackend(resolve, allow_private))
 
 
 def extract(html: str, url: str) -> tuple[str | None, str, str | None]:
@@ -92,14 +158,16 @@ class PageFetcher:
         allow_private: allow private/loopback/link-local targets (tests, intranets).
         timeout_s: total time per fetch, redirects included.
         max_bytes: body size cap.
+        resolve: the name resolver (default: the system's); every connection uses its checked answer.
     """
 
     def __init__(self, corpus: LocalCorpusProvider | None = None, allow_private: bool = False,
-                 timeout_s: float = 15.0, max_bytes: int = MAX_BYTES) -> None:
+                 timeout_s: float = 15.0, max_bytes: int = MAX_BYTES, resolve: Resolver | None = None) -> None:
         self.corpus = corpus
         self.allow_private = allow_private
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
+        self.resolve = resolve or system_resolve
 
     async def fetch(self, url: str) -> FetchedPage:
         url = (url or "").strip()
@@ -121,12 +189,15 @@ class PageFetcher:
 
     async def _fetch_web(self, url: str) -> FetchedPage:
         started = time.perf_counter()
-        async with httpx.AsyncClient(follow_redirects=False, headers={"User-Agent": USER_AGENT},
-                                     timeout=self.timeout_s) as client:
+        # trust_env=False: a proxy from the environment would make the proxy, not us, resolve the name.
+        async with httpx.AsyncClient(transport=VettingTransport(self.resolve, self.allow_private),
+                                     follow_redirects=False, headers={"User-Agent": USER_AGENT},
+                                     timeout=self.timeout_s, trust_env=False) as client:
             current = url
             for _ in range(MAX_REDIRECTS + 1):
-                # Each hop is checked: a public page must not redirect us into the private network.
-                await check_url(current, self.allow_private)
+                # Each hop is checked (its connection too): a public page must not redirect us into the
+                # private network.
+                check_url(current)
                 async with client.stream("GET", current) as response:
                     if response.is_redirect and response.headers.get("location"):
                         current = urljoin(current, response.headers["location"])

@@ -1,7 +1,9 @@
 """MCP server of the search gateway: `web_search`, `news_search`, `fetch_page` over `SearchGateway`.
 
-Streamable HTTP at `/mcp` (plus `GET /healthz`), or stdio. With `HUB_TOKEN` set, every HTTP call except
-`/healthz` needs `Authorization: Bearer <token>`.
+Streamable HTTP at `/mcp` (plus `GET /healthz`), or stdio. Over HTTP, the hub's Host/Origin guard
+(`ai_llm/common/http_guard.py`) answers a foreign `Host` with 421 and a cross-origin request with 403, as
+the MCP transport spec asks; with `HUB_TOKEN` set, every call except `/healthz` needs
+`Authorization: Bearer <token>`.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from mcp.server.fastmcp import FastMCP
+from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ai_llm.common.a2a_server import BearerTokenMiddleware
+from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import Settings
 from ai_llm.search_gateway.gateway import SearchGateway
 
@@ -32,8 +36,11 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
     """The gateway's FastMCP server (tools bound to `gateway`, built from settings when not given)."""
     gw = gateway or SearchGateway.create(settings)
     # json_response: one JSON body per call instead of an SSE stream (tools here do not stream progress).
+    # FastMCP's own Host/Origin check is off: HostOriginGuard does it for the whole app (`/healthz` too, any
+    # bind address, HUB_ALLOWED_HOSTS), the same way as every other hub server.
     mcp = FastMCP("agent-hub-search-gateway", host=settings.hub_host, json_response=True,
                   port=port if port is not None else settings.search_gateway_port,
+                  transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
                   instructions="Web search, news search and page fetching through the hub's shared search "
                                "gateway. Results carry a 0-1 relevance score.")
 
@@ -87,6 +94,7 @@ def create_http_app(settings: Settings, mcp: FastMCP) -> Starlette:
     app.router.lifespan_context = lifespan
     if settings.hub_token:
         app.add_middleware(BearerTokenMiddleware, token=settings.hub_token, public_paths=("/healthz",))
+    app.add_middleware(HostOriginGuard, allowed_hosts=settings.allowed_hosts)  # added last: runs first
     return app
 
 

@@ -1,4 +1,4 @@
-"""Builds the backend's FastAPI app: API routers, login middleware, the built Vue app at `/`."""
+"""Builds the backend's FastAPI app: API routers, Host/Origin guard, login check, the Vue app at `/`."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ai_llm.common.db import Database, migrate, resolve_database_url
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from backend.api.routers import auth, chat, files, health, search
 from backend.api.state import BackendState
@@ -38,22 +39,23 @@ async def open_database(settings: Settings) -> tuple[Database, Any]:
     return await Database(url, max_size=16).open(), server
 
 
-def create_app(settings: Settings, *, db: Database | None = None, static_dir: Path | None = None,
-               require_login: bool | None = None) -> FastAPI:
+def create_app(settings: Settings, *, db: Database | None = None, static_dir: Path | None = None) -> FastAPI:
     """The backend app.
 
+    With `HUB_TOKEN` set, every route but login/logout, health and the UI's static files needs the token or
+    the session cookie (`routers/auth.py`), whatever the bind address.
+
     Args:
-        settings: hub settings (agent URLs, token, limits).
+        settings: hub settings (agent URLs, token, allowed hosts, limits).
         db: an open, migrated database to use (tests); by default one is opened in the lifespan.
         static_dir: the built UI (default `frontend/dist`); served at `/` with an SPA fallback when present.
-        require_login: force the browser login on/off (default: on when bound beyond loopback).
     """
     dist = static_dir or FRONTEND_DIST
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own_db, server = (db, None) if db is not None else await open_database(settings)
-        state = BackendState.build(settings, own_db, require_login=require_login)
+        state = BackendState.build(settings, own_db)
         app.state.backend = state
         try:
             yield
@@ -66,6 +68,7 @@ def create_app(settings: Settings, *, db: Database | None = None, static_dir: Pa
     app = FastAPI(title="Agent Hub API", version="0.1.0", lifespan=lifespan,
                   description="Chat over Server-Sent Events, files, search telemetry and health of the hub.")
     app.add_middleware(auth.SessionAuthMiddleware)
+    app.add_middleware(HostOriginGuard, allowed_hosts=settings.allowed_hosts)  # added last: runs first
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> Response:
@@ -76,7 +79,7 @@ def create_app(settings: Settings, *, db: Database | None = None, static_dir: Pa
     for module in (auth, chat, files, search, health):
         app.include_router(module.router)
 
-    @app.get("/{path:path}", include_in_schema=False)
+    @app.get("/{path:path}", include_in_schema=False, name=auth.STATIC_UI_ROUTE)
     async def frontend(path: str) -> Response:
         # Unknown /api/* paths are API 404s, never the SPA's index page.
         if path == "api" or path.startswith("api/"):

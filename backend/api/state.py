@@ -9,7 +9,7 @@ import httpx
 
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.db import Database
-from ai_llm.common.settings import Settings, _is_loopback
+from ai_llm.common.settings import Settings
 from backend.chat_store import ChatStore
 
 #: Seconds to wait for a connection to the orchestrator.
@@ -22,8 +22,9 @@ def agent_headers(settings: Settings) -> dict[str, str]:
 
 
 def login_required(settings: Settings) -> bool:
-    """The browser must log in when the backend is reachable beyond this machine."""
-    return not _is_loopback(settings.hub_host)
+    """With a hub token every caller must present it, whatever the bind address: loopback is no trust
+    boundary (any local process, any page through a rebinding name)."""
+    return bool(settings.hub_token)
 
 
 @dataclass
@@ -39,7 +40,7 @@ class BackendState:
     extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, settings: Settings, db: Database, require_login: bool | None = None) -> BackendState:
+    def build(cls, settings: Settings, db: Database) -> BackendState:
         file_agent = settings.agent_url("file_management")
         # Reads may be long (a download streams a whole PDF); connecting must be quick.
         files = httpx.AsyncClient(base_url=file_agent, headers=agent_headers(settings),
@@ -49,7 +50,7 @@ class BackendState:
                                    timeout_s=settings.agent_timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S,
                                    name="orchestrator")
         return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
-                   require_login=login_required(settings) if require_login is None else require_login)
+                   require_login=login_required(settings))
 
     async def close(self) -> None:
         await self.files.aclose()

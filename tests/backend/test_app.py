@@ -1,31 +1,38 @@
-"""The backend app in-process (httpx ASGI transport, real Postgres): login/401, health, search telemetry,
-the built UI at `/` and the OpenAPI docs."""
+"""The backend app in-process (httpx ASGI transport, real Postgres): login/401 on every route, the Host
+check, health, search telemetry, the built UI at `/` and the OpenAPI docs."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from fastapi.routing import iter_route_contexts
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
 from ai_llm.search_gateway.telemetry import TelemetryRow, record
 from backend.api.main import create_app
+from backend.chat_client import stream_chat
 from tests.backend.conftest import Processes
 
 TOKEN = "a-very-secret-hub-token-42"
+#: Reachable without the token: the login itself, the health probe and the UI's static files.
+PUBLIC_ROUTES = {("POST", "/api/login"), ("POST", "/api/logout"), ("GET", "/api/health"), ("GET", "/{path:path}")}
 
 
 @asynccontextmanager
 async def client(settings: Settings, db: Database, **kwargs: object) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings, db=db, **kwargs)  # type: ignore[arg-type]
     async with app.router.lifespan_context(app), httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://backend") as http:
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
         yield http
 
 
@@ -33,19 +40,29 @@ def make_settings(tmp_path: Path, **overrides: object) -> Settings:
     return Settings(data_dir=tmp_path, _env_file=None, **overrides)  # type: ignore[arg-type, call-arg]
 
 
-async def test_exposed_backend_requires_login(db: Database, tmp_path: Path) -> None:
-    settings = make_settings(tmp_path, hub_host="0.0.0.0", hub_token=TOKEN)
+def routes_of(app: FastAPI) -> list[tuple[str, str]]:
+    """Every (method, path template) the app serves, included routers flattened (HEAD is GET's twin)."""
+    return sorted({(method, route.path) for route in iter_route_contexts(app.routes)
+                   for method in route.methods or () if method != "HEAD"})
+
+
+def concrete(template: str, values: dict[str, str]) -> str:
+    return re.sub(r"\{(\w+)(:\w+)?\}", lambda m: values[m.group(1)], template)
+
+
+@pytest.mark.parametrize("hub_host", ["127.0.0.1", "0.0.0.0"])
+async def test_backend_with_a_token_requires_login(db: Database, tmp_path: Path, hub_host: str) -> None:
+    settings = make_settings(tmp_path, hub_host=hub_host, hub_token=TOKEN)
     unknown_chat = "/api/chats/0123456789abcdef0123456789abcdef"
     async with client(settings, db) as http:
-        for path in (unknown_chat, "/api/files", "/api/search/telemetry"):
+        for path in (unknown_chat, "/api/files", "/api/search/telemetry", "/openapi.json", "/docs"):
             response = await http.get(path)
             assert response.status_code == 401, path
             assert "login" in response.json()["detail"]
         assert (await http.post("/api/chat", json={"message": "hi"})).status_code == 401
-        # The UI shell, the health probe and the docs stay reachable so the login page can load.
+        # The UI shell and the health probe stay reachable so the login page can load.
         assert (await http.get("/")).status_code == 200
         assert (await http.get("/api/health")).json()["login_required"] is True
-        assert (await http.get("/openapi.json")).status_code == 200
 
         wrong = await http.post("/api/login", json={"token": "not-the-token-at-all"})
         assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
@@ -61,17 +78,65 @@ async def test_exposed_backend_requires_login(db: Database, tmp_path: Path) -> N
         assert "hub_session=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
         assert TOKEN not in cookie
         assert (await http.get(unknown_chat)).status_code == 404  # the client now sends the cookie
+        assert (await http.get("/openapi.json")).status_code == 200
 
         http.cookies.set("hub_session", "forged")
         assert (await http.get(unknown_chat)).status_code == 401
         assert (await http.post("/api/logout")).status_code == 204
 
 
-async def test_loopback_backend_needs_no_login(db: Database, tmp_path: Path) -> None:
-    settings = make_settings(tmp_path, hub_token=TOKEN)
-    async with client(settings, db) as http:
+async def test_backend_without_a_token_needs_no_login(db: Database, tmp_path: Path) -> None:
+    async with client(make_settings(tmp_path), db) as http:
         assert (await http.get("/api/chats/0123456789abcdef0123456789abcdef")).status_code == 404
         assert (await http.post("/api/login", json={"token": "anything"})).json()["login_required"] is False
+        assert (await http.get("/api/health")).json()["login_required"] is False
+
+
+async def test_every_route_but_login_health_and_ui_needs_the_token(
+        db: Database, tmp_path: Path, stand_in_orchestrator: str, stand_in_file_agent: str) -> None:
+    """Iterates over the app's own routes, so a route added later is covered without editing this test:
+    401 without the token on a loopback bind, 2xx with it."""
+    settings = make_settings(tmp_path, hub_token=TOKEN, orchestrator_url=stand_in_orchestrator,
+                             file_agent_url=stand_in_file_agent)
+    app = create_app(settings, db=db, static_dir=tmp_path / "no-ui")
+    routes = routes_of(app)
+    assert ("POST", "/api/files") in routes and ("GET", "/api/search/telemetry") in routes
+    assert PUBLIC_ROUTES <= set(routes)
+    placeholders = {"file_id": "0123456789abcdef", "conversation_id": uuid.uuid4().hex, "path": ""}
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=30) as http:
+        for method, template in routes:
+            response = await http.request(method, concrete(template, placeholders))
+            if (method, template) in PUBLIC_ROUTES:
+                assert response.status_code != 401, (method, template)
+            else:
+                assert response.status_code == 401, (method, template)
+
+        http.headers["Authorization"] = f"Bearer {TOKEN}"
+        uploaded = await http.post("/api/files", files={"file": ("note.txt", b"hello", "text/plain")})
+        assert uploaded.status_code == 201
+        conversation = uuid.uuid4().hex
+        events = [e async for e in stream_chat(http, "hello", conversation)]
+        assert [e.event for e in events][-2:] == ["answer", "done"]
+        values = {"file_id": uploaded.json()["id"], "conversation_id": conversation, "path": ""}
+        calls: dict[tuple[str, str], dict[str, Any]] = {
+            ("POST", "/api/files"): {"files": {"file": ("again.txt", b"again", "text/plain")}},
+            ("POST", "/api/chat"): {"json": {"message": "hello again", "conversation_id": conversation}},
+            ("POST", "/api/login"): {"json": {"token": TOKEN}},
+        }
+        last = ("DELETE", "/api/files/{file_id}")  # after every other use of the uploaded file
+        for method, template in sorted(routes, key=lambda r: r == last):
+            response = await http.request(method, concrete(template, values), **calls.get((method, template), {}))
+            assert 200 <= response.status_code < 300, (method, template, response.status_code, response.text[:200])
+
+
+async def test_foreign_host_is_refused(db: Database, tmp_path: Path) -> None:
+    async with client(make_settings(tmp_path, hub_allowed_hosts="hub.example.com"), db) as http:
+        for path in ("/api/health", "/", "/api/files"):
+            refused = await http.get(path, headers={"Host": "evil.example.com"})
+            assert refused.status_code == 421 and "HUB_ALLOWED_HOSTS" in refused.json()["detail"]
+        assert (await http.get("/api/health", headers={"Host": "hub.example.com:8000"})).status_code == 200
+        assert (await http.get("/api/health", headers={"Host": "127.0.0.2:8000"})).status_code == 200
 
 
 async def test_agent_calls_carry_the_hub_token(backend_procs: Processes, stand_in_env: dict[str, str],
@@ -80,7 +145,7 @@ async def test_agent_calls_carry_the_hub_token(backend_procs: Processes, stand_i
     agent = backend_procs.start("file-agent-token", "tests.backend.servers.file_agent_stand_in",
                                 {**stand_in_env, "HUB_TOKEN": TOKEN}, "/healthz", ["--dir", str(tmp_path / "f")])
     async with client(make_settings(tmp_path, file_agent_url=agent.url, hub_token=TOKEN), db) as http:
-        assert (await http.get("/api/files")).status_code == 200
+        assert (await http.get("/api/files", headers={"Authorization": f"Bearer {TOKEN}"})).status_code == 200
     async with client(make_settings(tmp_path, file_agent_url=agent.url), db) as http:
         refused = await http.get("/api/files")
         assert refused.status_code == 401 and "token" in refused.json()["detail"]
@@ -91,8 +156,9 @@ async def test_health_reports_agents_database_llm_and_search(backend_url: str, s
         body = (await http.get("/api/health")).json()
     assert set(body["agents"]) == {"orchestrator", "web_research", "internal_rag", "file_management",
                                    "report_writing"}
-    assert body["agents"]["orchestrator"] == {"url": stand_in_orchestrator, "ok": True}
-    assert body["database"] == {"ok": True}
+    assert body["agents"]["orchestrator"] == {"url": stand_in_orchestrator, "ok": True, "state": "ok",
+                                              "restarts": 0}
+    assert body["database"] == {"ok": True, "state": "ok", "restarts": 0}
     assert body["llm"] == {"mode": "offline", "model": "local-engine"}
     assert body["search"]["providers"] == ["duckduckgo"]
     assert body["login_required"] is False
@@ -103,7 +169,7 @@ async def test_health_marks_unreachable_agents(db: Database, tmp_path: Path) -> 
     settings = make_settings(tmp_path, orchestrator_url=dead, rag_agent_url=dead, tavily_api_key="tvly-test")
     async with client(settings, db) as http:
         body = (await http.get("/api/health")).json()
-    assert body["agents"]["orchestrator"] == {"url": dead, "ok": False}
+    assert body["agents"]["orchestrator"] == {"url": dead, "ok": False, "state": "down", "restarts": 0}
     assert body["agents"]["internal_rag"]["ok"] is False
     assert body["search"]["providers"] == ["tavily", "duckduckgo"]
 

@@ -140,7 +140,7 @@ async def test_orchestrator_down_gives_an_error_event(db: Database, tmp_path: Pa
                         _env_file=None)  # type: ignore[call-arg]
     app = create_app(settings, db=db)
     async with app.router.lifespan_context(app), httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://backend") as http:
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
         ko = await collect(http, "안녕하세요")
         en = await collect(http, "hello", language="en")
     assert [e.event for e in ko] == ["error", "done"]

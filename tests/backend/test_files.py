@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -67,6 +68,42 @@ async def test_upload_list_download_delete(api: httpx.AsyncClient) -> None:
     assert record["id"] not in [r["id"] for r in (await api.get("/api/files")).json()]
 
 
+@pytest.mark.parametrize("headers", [{"Origin": "http://evil.example.com"},
+                                     {"Referer": "http://evil.example.com/page.html"},
+                                     {"Origin": "null"}])
+async def test_cross_site_upload_is_refused_and_nothing_is_stored(api: httpx.AsyncClient, stand_in_file_agent: str,
+                                                                   headers: dict[str, str]) -> None:
+    """What a page on another site can send with a plain form or fetch(): refused before the backend reads
+    the body, so the file agent sees no upload at all and the listing is unchanged."""
+    async with httpx.AsyncClient(base_url=stand_in_file_agent) as agent:
+        before = (await agent.get("/stats")).json()
+        listed_before = (await api.get("/api/files")).json()
+        response = await api.post("/api/files", files={"file": ("planted.pdf", b"%PDF-1.4 planted", "application/pdf")},
+                                  headers=headers)
+        assert response.status_code == 403 and "refused" in response.json()["detail"]
+        assert (await api.delete("/api/files/0123456789abcdef", headers=headers)).status_code == 403
+        after = (await agent.get("/stats")).json()
+    assert after == before
+    listed_after = (await api.get("/api/files")).json()
+    assert listed_after == listed_before and "planted.pdf" not in [r["name"] for r in listed_after]
+
+
+async def test_same_origin_upload_is_accepted(api: httpx.AsyncClient, backend_url: str) -> None:
+    """The chat UI's own upload carries the backend's origin (and the Vite dev server's loopback one)."""
+    for origin in (backend_url, "http://localhost:5173"):
+        response = await api.post("/api/files", files={"file": ("mine.txt", b"my own note", "text/plain")},
+                                  headers={"Origin": origin, "Referer": origin + "/files"})
+        assert response.status_code == 201, response.text
+        assert (await api.delete(f"/api/files/{response.json()['id']}", headers={"Origin": origin})).status_code == 204
+
+
+async def test_foreign_host_is_misdirected(api: httpx.AsyncClient) -> None:
+    """DNS rebinding: the page's own name now points here, but its requests still carry that name."""
+    for method, path in (("GET", "/api/files"), ("GET", "/api/health"), ("GET", "/")):
+        response = await api.request(method, path, headers={"Host": "evil.example.com"})
+        assert response.status_code == 421, path
+
+
 async def test_upload_at_the_limit_is_accepted(api: httpx.AsyncClient) -> None:
     response = await upload(api, "exact.bin", b"\x01" * LIMIT, "application/octet-stream")
     assert response.status_code == 201 and response.json()["size"] == LIMIT
@@ -97,7 +134,11 @@ async def test_oversize_streamed_upload_is_cut_off_mid_stream(api: httpx.AsyncCl
         response = await api.post("/api/files", content=body(),
                                   headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
         assert response.status_code == 413
-        after = (await agent.get("/stats")).json()
+        for _ in range(50):  # the agent notices the cut connection on its own schedule (slow under load)
+            after = (await agent.get("/stats")).json()
+            if after["aborted_uploads"] > before["aborted_uploads"]:
+                break
+            await asyncio.sleep(0.1)
     assert after["completed_uploads"] == before["completed_uploads"]
     assert after["aborted_uploads"] == before["aborted_uploads"] + 1
     assert len((await api.get("/api/files")).json()) == files_before
@@ -140,7 +181,7 @@ async def test_file_agent_down_is_503(db: Database, tmp_path: Path) -> None:
                         _env_file=None)  # type: ignore[call-arg]
     app = create_app(settings, db=db)
     async with app.router.lifespan_context(app), httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://backend") as http:
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
         listed = await http.get("/api/files")
         uploaded = await http.post("/api/files", files={"file": ("a.txt", b"hello", "text/plain")})
     assert listed.status_code == 503 and "unreachable" in listed.json()["detail"]

@@ -114,3 +114,19 @@ async def test_file_parts_reach_the_handler_as_base64(spawn) -> None:  # type: i
     [received] = data["files"]
     assert received["name"] == "보고서.pdf" and received["media_type"] == "application/pdf"
     assert base64.b64decode(received["content_b64"]) == b"%PDF-1.4 bytes"
+
+
+async def test_agent_process_checks_host_and_origin_and_serves_a_cacheable_card(spawn) -> None:  # type: ignore[no-untyped-def]
+    url = spawn("leaf")
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+    async with httpx.AsyncClient(base_url=url) as http:
+        rebound = await http.get("/.well-known/agent-card.json", headers={"Host": "evil.example.com"})
+        assert rebound.status_code == 421
+        cross = await http.post("/", json=rpc, headers={"Origin": "http://evil.example.com", "A2A-Version": "1.0"})
+        assert cross.status_code == 403
+        card = await http.get("/.well-known/agent-card.json")
+        assert card.headers["cache-control"].startswith("public, max-age=") and card.headers["last-modified"]
+        cached = await http.get("/.well-known/agent-card.json", headers={"If-None-Match": card.headers["etag"]})
+        assert cached.status_code == 304
+    assert (await RemoteAgent(url).ask("hi")).text == "echo:hi"  # the A2A client sends neither header

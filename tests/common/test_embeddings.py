@@ -43,10 +43,20 @@ async def test_unknown_model_is_a_clear_error(embedding_server: str) -> None:
 
 async def test_server_requires_the_token_when_configured() -> None:
     app = create_app(token="s" * 16)  # lifespan not run: the model is not needed for auth checks
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
         assert (await client.get("/v1/models")).status_code == 401
         ok = await client.get("/v1/models", headers={"Authorization": "Bearer " + "s" * 16})
         assert ok.status_code == 200 and ok.json()["data"][0]["id"] == "all-MiniLM-L6-v2"
         bad = await client.post("/v1/embeddings", json={"input": []},
                                 headers={"Authorization": "Bearer " + "s" * 16})
         assert bad.status_code == 400
+
+
+async def test_server_refuses_foreign_hosts_and_cross_site_posts() -> None:
+    app = create_app(allowed_hosts=["embed.example.com:10016"])  # lifespan not run: refused before the model
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
+        for path in ("/healthz", "/v1/models"):
+            assert (await client.get(path, headers={"Host": "evil.example.com"})).status_code == 421
+        assert (await client.get("/v1/models", headers={"Host": "embed.example.com:10016"})).status_code == 200
+        cross = await client.post("/v1/embeddings", json={"input": "x"}, headers={"Origin": "http://evil.example.com"})
+        assert cross.status_code == 403 and "refused" in cross.json()["detail"]

@@ -59,6 +59,43 @@ async def test_ssrf_guard(url: str, reason: str) -> None:
     assert page.error is not None and reason in page.error
 
 
+class RecordingResolver:
+    """A DNS stand-in: `name -> addresses`, each answer used once in turn (a rebinding name changes its
+    answer between lookups); records every lookup."""
+
+    def __init__(self, answers: dict[str, list[list[str]]]) -> None:
+        self.answers = answers
+        self.lookups: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.lookups.append(host)
+        queue = self.answers[host]
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+
+async def test_name_resolving_to_loopback_is_refused(fake_api: FakeAPI) -> None:
+    fake_api.raw_route("/article", ARTICLE)
+    port = fake_api.url.rsplit(":", 1)[1]
+    resolve = RecordingResolver({"innocent.example.com": [["93.184.216.34", "127.0.0.1"]]})
+    page = await PageFetcher(resolve=resolve).fetch(f"http://innocent.example.com:{port}/article")
+    assert page.error is not None and "refused" in page.error and "127.0.0.1" in page.error
+    assert not fake_api.requests
+
+
+async def test_connection_goes_to_the_checked_address(fake_api: FakeAPI) -> None:
+    """DNS rebinding needs a second lookup (public for the check, 127.0.0.1 for the connect). There is
+    none: the fetcher looks the name up once and connects to that checked answer. Shown with private
+    targets allowed (tests, intranets), on a name no system resolver knows: only the injected resolver's
+    answer can have led the connection to the local server."""
+    fake_api.raw_route("/article", ARTICLE)
+    port = fake_api.url.rsplit(":", 1)[1]
+    resolve = RecordingResolver({"intranet.test": [["127.0.0.1"], ["192.0.2.1"]]})
+    page = await PageFetcher(allow_private=True, resolve=resolve).fetch(f"http://intranet.test:{port}/article")
+    assert page.error is None and "forty minutes" in page.text
+    assert resolve.lookups == ["intranet.test"]
+    assert fake_api.last("/article").headers["host"] == f"intranet.test:{port}"  # the name, not the address
+
+
 async def test_redirect_into_private_network_is_checked_per_hop(fake_api: FakeAPI) -> None:
     # Redirects are followed hop by hop, each hop going through the guard again (not httpx's auto-follow).
     fake_api.raw_route("/jump", "", status=302, headers={"location": "/article"})

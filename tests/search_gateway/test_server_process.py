@@ -41,8 +41,12 @@ async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses
     async with httpx.AsyncClient() as http:
         health = (await http.get(f"{child.url}/healthz")).json()  # public: the launcher polls it
         denied = await http.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        rebound = await http.get(f"{child.url}/healthz", headers={"Host": "evil.example.com"})
+        cross = await http.post(f"{child.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                headers={"Origin": "http://evil.example.com", "Authorization": f"Bearer {TOKEN}"})
     assert health["chains"]["web"] == ["local"] and health["local_corpus_pages"] == 6 and health["cache"]
     assert denied.status_code == 401
+    assert rebound.status_code == 421 and cross.status_code == 403  # DNS rebinding / cross-site page
     headers = {"Authorization": f"Bearer {TOKEN}"}
     async with streamablehttp_client(f"{child.url}/mcp", headers=headers) as (read, write, _):
         async with ClientSession(read, write) as session:

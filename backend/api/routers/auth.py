@@ -1,9 +1,11 @@
-"""Browser login when the backend is reachable beyond this machine.
+"""Login: with `HUB_TOKEN` set, every backend route needs the token, whatever the bind address.
 
 `POST /api/login {"token"}` checks the hub token and sets an HttpOnly session cookie whose value is an
-HMAC of the token (so it survives restarts and changes when the token changes); every other `/api/*`
-route then needs that cookie or an `Authorization: Bearer <HUB_TOKEN>` header. Bound to loopback, no
-login is needed.
+HMAC of the token (so it survives restarts and changes when the token changes); every other route then
+needs that cookie or an `Authorization: Bearer <HUB_TOKEN>` header. Public: login, logout, health (the
+launcher's readiness probe) and the UI's static files (so the login page can load). Which route is which is
+decided by routing, not by a path prefix, so a route added later is protected unless listed here. Without
+`HUB_TOKEN` (only allowed on a loopback bind) no login is needed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from http.cookies import SimpleCookie
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse
+from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.deps import StateDep
@@ -23,7 +26,9 @@ from backend.api.state import BackendState
 SESSION_COOKIE = "hub_session"
 SESSION_MAX_AGE_S = 12 * 3600
 #: Reachable without a session: the login itself and the liveness/health probe the launcher polls.
-PUBLIC_API_PATHS = {"/api/login", "/api/logout", "/api/health"}
+PUBLIC_API_PATHS = frozenset({"/api/login", "/api/logout", "/api/health"})
+#: Name of the catch-all route serving the built UI's files (public: the login page is part of them).
+STATIC_UI_ROUTE = "static_ui"
 
 router = APIRouter(prefix="/api", tags=["auth"])
 
@@ -63,16 +68,30 @@ def is_authenticated(state: BackendState, authorization: str | None, cookie_head
     return False
 
 
+def is_public(scope: Scope) -> bool:
+    """Whether a request may go without a session: the public API paths, or a path that only the static UI
+    route serves (any other route matching it, even by path alone, makes it private)."""
+    path: str = scope.get("path", "")
+    if path in PUBLIC_API_PATHS:
+        return True
+    if path == "/api" or path.startswith("/api/"):
+        return False  # unknown API paths too: their 404 is for logged-in callers only
+    for route in scope["app"].router.routes:
+        match, _ = route.matches(scope)
+        if match is not Match.NONE:
+            return getattr(route, "name", None) == STATIC_UI_ROUTE
+    return False
+
+
 class SessionAuthMiddleware:
-    """Answers 401 to `/api/*` requests that are not authenticated (see the module docstring)."""
+    """Answers 401 to requests that are not authenticated, except public ones (see the module docstring)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] == "http" and path.startswith("/api/") and path not in PUBLIC_API_PATHS:
-            state: BackendState | None = getattr(scope["app"].state, "backend", None)
+        state: BackendState | None = getattr(scope["app"].state, "backend", None)
+        if scope["type"] == "http" and (state is None or state.require_login) and not is_public(scope):
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
             if state is None or not is_authenticated(state, headers.get("authorization"), headers.get("cookie")):
                 response = JSONResponse({"detail": "login required: POST /api/login with the hub token"},
