@@ -85,7 +85,39 @@ def is_korean(text: str) -> bool:
     return letters > 0 and hangul / letters >= 0.2
 
 
+#: Words that end with a period without ending a sentence (lower-case, without the period).
+_ABBREVIATIONS = frozenset(
+    """e.g i.e etc et al fig figs no nos vs cf approx dr mr mrs ms st vol pp p sec ch eq eqs ref refs u.s inc
+    ltd co jr sr dept min max resp incl viz ca est""".split())
+_SENTENCE_END = re.compile(r"""([.!?。]["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9\uac00-\ud7a3])""")
+_KOREAN_END = re.compile(r"(?<=[다요음함됨임])\.\s*(?=\S)")
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split into sentences (English punctuation and Korean '다.'/'요.' endings, blank lines)."""
-    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
-    return [p.strip() for p in parts if p and p.strip()]
+    """Sentences of a text: every line is a paragraph (or a list item), split at sentence ends.
+
+    English ends are `.`, `!`, `?` before a capital, digit or Hangul, except after an abbreviation
+    (`e.g.`, `et al.`, `Fig.`), an initial (`J. Smith`) or inside a number; Korean ends are `다.`, `요.`,
+    `음.`, `함.`, `됨.`, `임.` and the same punctuation.
+    """
+    out: list[str] = []
+    for paragraph in text.split("\n"):
+        paragraph = paragraph.strip()
+        if not paragraph:
+            continue
+        start = 0
+        pieces: list[str] = []
+        for match in _SENTENCE_END.finditer(paragraph):
+            before = paragraph[start:match.start(1)].rsplit(None, 1)
+            word = before[-1].lower().rstrip(".") if before else ""
+            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                continue
+            pieces.append(paragraph[start:match.end(1)])
+            start = match.end()
+        pieces.append(paragraph[start:])
+        for piece in pieces:
+            # Korean text often has no space after a sentence-final `다.` (PDF extraction drops it).
+            parts = _KOREAN_END.split(piece.strip())
+            out.extend(part.strip() + ("." if i < len(parts) - 1 else "")
+                       for i, part in enumerate(parts) if part.strip())
+    return out

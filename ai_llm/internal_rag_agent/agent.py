@@ -14,6 +14,7 @@ status is decided by retrieval scores, never by phrases.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,7 +24,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.embeddings import Embeddings
+from ai_llm.common.degraded import note_degraded
+from ai_llm.common.embeddings import EmbeddingError, Embeddings, cosine
 from ai_llm.common.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
@@ -34,8 +36,9 @@ from ai_llm.common.events import (
 from ai_llm.common.llm import LLM, LocalEngine
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
+from ai_llm.internal_rag_agent.answer_extraction import Evidence, Quote, candidate_sentences, find_evidence
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
-from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
+from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, SearchOutcome
 from ai_llm.internal_rag_agent.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -58,7 +61,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                       "en": "No file to index was given. Upload a file or send its details."},
     "sources": {"ko": "**출처:**", "en": "**Sources:**"},
     "location": {"ko": "파일 위치", "en": "Location"},
-    "extract_intro": {"ko": "문서에서 찾은 관련 내용입니다:", "en": "Relevant passages from the documents:"},
+    "extract_intro": {"ko": "문서에서 찾은 답변입니다:", "en": "What the documents say:"},
+    "cross_lingual": {"ko": "한국어 질문으로 영어 문서를 검색했습니다. 오프라인 모드는 번역 없이 용어 사전으로만 찾으므로, "
+                            "찾지 못했다면 영어 용어로 다시 질문해 보세요.",
+                      "en": "The question is in English and the documents found are in Korean (or the other way "
+                            "round); offline search matches terms through a glossary only."},
     "index_done": {"ko": "색인 결과: 성공 {success}건, 건너뜀 {skipped}건, 실패 {error}건",
                    "en": "Indexing: {success} indexed, {skipped} skipped, {error} failed"},
     "deleted": {"ko": "'{ref}' 문서의 색인 조각 {n}개를 삭제했습니다.", "en": "Deleted {n} indexed chunks of '{ref}'."},
@@ -102,6 +109,14 @@ def strip_artifacts(text: str) -> tuple[str, list[dict[str, str]]]:
     return normalize(text), history
 
 
+def _few_content_words(question: str) -> bool:
+    """A question of at most three content words ("그럼 최대 속도는?"): in a conversation it leans on it."""
+    from ai_llm.common.text_analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, analyze
+
+    words = {t for t in analyze(question) if t not in KOREAN_QUERY_STOPWORDS and t not in QUERY_STOPWORDS}
+    return len(words) <= 3
+
+
 def is_context_dependent(question: str) -> bool:
     """True when the question points at something said before (그것, 방금, above, it …)."""
     return bool(_KO_REFERENCE.search(question) or _EN_REFERENCE.search(question))
@@ -124,19 +139,24 @@ def page_label(pages: Sequence[int]) -> str:
     return "p." + ", ".join(ranges)
 
 
-def group_sources(chunks: Sequence[RankedChunk]) -> list[dict[str, Any]]:
-    """File sources (contract shape), one per document, in rank order, with every cited page."""
+def group_sources(quotes: Sequence[Quote]) -> list[dict[str, Any]]:
+    """File sources (contract shape), one per document, in the order first quoted, with the quoted pages."""
     by_ref: dict[str, dict[str, Any]] = {}
-    for c in chunks:
-        hit = c.hit
+    for quote in quotes:
+        hit = quote.chunk.hit
         entry = by_ref.setdefault(hit.storage_ref, {
             "type": "file", "file_name": hit.file_name, "file_id": hit.file_id, "storage_ref": hit.storage_ref,
-            "pages": [], "page_label": "", "file_url": hit.file_url, "score": 0.0})
+            "pages": [], "page_label": "", "file_url": _public_url(hit.file_url), "score": 0.0})
         entry["pages"] = sorted(set(entry["pages"]) | set(hit.pages))
-        entry["score"] = round(max(entry["score"], c.relevance), 4)
+        entry["score"] = round(max(entry["score"], quote.chunk.relevance), 4)
     for entry in by_ref.values():
         entry["page_label"] = page_label(entry["pages"])
     return list(by_ref.values())
+
+
+def _public_url(url: str | None) -> str | None:
+    """A file's link when a person can open it (the backend's download route); never a server path."""
+    return url if url and not url.startswith("file:") else None
 
 
 def source_section(sources: Sequence[dict[str, Any]], language: str) -> str:
@@ -144,9 +164,21 @@ def source_section(sources: Sequence[dict[str, Any]], language: str) -> str:
     for s in sources:
         label = f" ({s['page_label']})" if s["page_label"] else ""
         lines.append(f"- **{s['file_name'] or s['storage_ref']}**{label}")
-        if s.get("file_url"):
-            lines.append(f"  {msg('location', language)}: {s['file_url']}")
     return "\n".join(lines)
+
+
+def quote_blocks(quotes: Sequence[Quote]) -> list[tuple[str, Quote]]:
+    """Quoted text in reading order: adjacent sentences of one chunk join into one block."""
+    blocks: list[tuple[str, Quote]] = []
+    last: Quote | None = None
+    for quote in quotes:
+        if last is not None and last.chunk.key == quote.chunk.key and quote.position == last.position + 1:
+            text, first = blocks[-1]
+            blocks[-1] = (f"{text} {quote.text}", first)
+        else:
+            blocks.append((quote.text, quote))
+        last = quote
+    return blocks
 
 
 # --- graph state ----------------------------------------------------------------------------------------
@@ -160,8 +192,10 @@ class RagState(TypedDict, total=False):
     question: str
     context_dependent: bool
     rewritten: bool
+    context: list[str]
     intent: str
     outcome: SearchOutcome
+    evidence: Evidence
     reply: AgentReply
 
 
@@ -236,34 +270,42 @@ class RagAgent:
 
     # -- nodes ---------------------------------------------------------------------------------------
     async def contextualize_question(self, state: RagState, config: RunnableConfig) -> RagState:
-        """Strip wrappers, detect references to earlier turns, rewrite with history when there is some."""
+        """Strip wrappers; a follow-up ("그럼 최대 속도는?") is searched with the earlier turn as context.
+
+        With an LLM the follow-up is rewritten into a standalone question; offline the question stays as
+        asked and the previous question and answer join the search as weaker terms (their document's words).
+        """
         question, wrapped_history = strip_artifacts(state.get("text", ""))
         history = state.get("history") or wrapped_history
-        dependent = is_context_dependent(question)
+        dependent = is_context_dependent(question) or (bool(history) and _few_content_words(question))
         rewritten = False
+        context: list[str] = []
         if dependent and history and question:
             previous = [h.get("text", "") for h in history if h.get("role") == "user" and h.get("text")]
+            answers = [h.get("text", "") for h in history if h.get("role") != "user" and h.get("text")]
             if previous:
-                question = await self._standalone(question, history, previous[-1])
-                rewritten = True
-        return {"question": question, "context_dependent": dependent, "rewritten": rewritten, "history": history}
+                context = [strip_artifacts(previous[-1])[0], *[a[:400] for a in answers[-1:]]]
+                standalone = await self._standalone(question, history)
+                if standalone:
+                    question, rewritten = standalone, True
+        return {"question": question, "context_dependent": dependent, "rewritten": rewritten,
+                "history": history, "context": context}
 
-    async def _standalone(self, question: str, history: list[dict[str, str]], last_user: str) -> str:
-        if getattr(self.llm, "online", False):
-            turns = "\n".join(f"{h.get('role')}: {h.get('text', '')[:500]}" for h in history[-6:])
-            try:
-                text = await self.llm.chat([
-                    {"role": "system", "content": "Rewrite the user's last question into one stand-alone question "
-                     "using the conversation. Keep its language. Reply with the question only."},
-                    {"role": "user", "content": f"Conversation:\n{turns}\n\nQuestion: {question}"}],
-                    purpose="rag_contextualize")
-                if text.strip():
-                    return normalize(text)
-            except Exception as exc:
-                log.warning("contextualize via LLM failed, using rules: %s", exc)
-        # Offline: prefix the key nouns of the previous question (what "it/그것" refers to).
-        topic = self.offline.rewrite_query(strip_artifacts(last_user)[0])
-        return normalize(f"{topic} {question}")
+    async def _standalone(self, question: str, history: list[dict[str, str]]) -> str | None:
+        """An LLM rewrite of a follow-up into a standalone question (None offline or when it fails)."""
+        if not getattr(self.llm, "online", False):
+            return None
+        turns = "\n".join(f"{h.get('role')}: {h.get('text', '')[:500]}" for h in history[-6:])
+        try:
+            text = await self.llm.chat([
+                {"role": "system", "content": "Rewrite the user's last question into one stand-alone question "
+                 "using the conversation. Keep its language. Reply with the question only."},
+                {"role": "user", "content": f"Conversation:\n{turns}\n\nQuestion: {question}"}],
+                purpose="rag_contextualize")
+        except Exception as exc:
+            log.warning("contextualize via LLM failed, searching with the history as context: %s", exc)
+            return None
+        return normalize(text) or None
 
     async def intent_router(self, state: RagState) -> RagState:
         """`search` vs `index` (plus the file agent's delete/update skills)."""
@@ -285,56 +327,80 @@ class RagAgent:
     async def vector_search(self, state: RagState, config: RunnableConfig) -> RagState:
         progress = _progress(config)
         language = state["language"]
-        await progress(msg("rewriting", language), stage="rewriting", progress=0.1)
-        queries = await self.search_service.make_queries(state["question"])
-        await progress(msg("searching", language, n=len(queries)), stage="searching", progress=0.4,
-                       data={"queries": queries})
-        outcome = await self.search_service.search(state["question"], queries=queries)
-        return {"outcome": outcome}
+        question = state["question"]
+        await progress(msg("rewriting", language), stage="rewriting", progress=0.1,
+                       data={"question": question, "rewritten": state.get("rewritten", False)})
+        queries = await self.search_service.make_queries(question) if getattr(self.llm, "online", False) else []
+        await progress(msg("searching", language, n=1 + len(queries)), stage="searching", progress=0.4,
+                       data={"queries": [question, *queries]})
+        outcome = await self.search_service.search(question, queries=queries, context=state.get("context") or [])
+        assert outcome.query_terms is not None and outcome.stats is not None
+        similarity = await self._sentence_similarity(question, outcome)
+        evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
+                                           outcome.chunks, 3, similarity)
+        return {"outcome": outcome, "evidence": evidence}
+
+    async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
+        """Cosine of the question to each candidate sentence, for questions the embedding model can read."""
+        if not self.search_service.vectors_count_for(question):
+            return {}
+        sentences = list(dict.fromkeys(candidate_sentences(outcome.chunks)))
+        if not sentences:
+            return {}
+        try:
+            vectors = await self.embeddings.embed([question, *sentences])
+        except EmbeddingError as exc:
+            note_degraded("embeddings", exc)
+            return {}
+        return {s: cosine(vectors[0], v) for s, v in zip(sentences, vectors[1:], strict=True)}
 
     def _after_search(self, state: RagState) -> str:
-        outcome = state["outcome"]
-        found = outcome.max_score >= self.settings.rag_min_score
-        if not found and state.get("context_dependent") and not state.get("rewritten"):
+        found = state["evidence"].answerable(self.settings.rag_min_evidence)
+        if not found and state.get("context_dependent") and not state.get("history"):
             return "clarify"
         return "generate"
 
     async def generate(self, state: RagState, config: RunnableConfig) -> RagState:
-        """Answer only from retrieved chunks, then the source section."""
+        """Answer only from the evidence sentences, each with its file and page, then the source section."""
         outcome = state["outcome"]
+        evidence = state["evidence"]
         language = state["language"]
-        data: dict[str, Any] = {"queries": outcome.queries, "max_score": outcome.max_score}
-        if outcome.max_score < self.settings.rag_min_score or not outcome.chunks:
+        data: dict[str, Any] = {"queries": outcome.queries, "max_score": round(evidence.best_coverage, 4),
+                                "question": state["question"]}
+        if not evidence.answerable(self.settings.rag_min_evidence):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)}
-        chunks = outcome.chunks[: self.settings.rag_answer_chunks]
-        await _progress(config)(msg("generating", language, n=len(chunks)), stage="generating", progress=0.8)
-        answer = await self._answer(state["question"], chunks, language)
-        sources = group_sources(chunks)
+        await _progress(config)(msg("generating", language, n=len(evidence.quotes)), stage="generating",
+                                progress=0.8)
+        answer = await self._answer(state["question"], evidence, language)
+        sources = group_sources(evidence.quotes)
         data.update(status=STATUS_OK, sources=sources)
         text = f"{answer}\n\n{source_section(sources, language)}"
         return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME)}
 
-    async def _answer(self, question: str, chunks: Sequence[RankedChunk], language: str) -> str:
+    async def _answer(self, question: str, evidence: Evidence, language: str) -> str:
+        blocks = quote_blocks(evidence.quotes)
         if getattr(self.llm, "online", False):
-            context = "\n\n".join(f"[{c.hit.file_name} {page_label(c.hit.pages)}]\n{c.hit.content}" for c in chunks)
+            context = "\n".join(f"[{i + 1}] ({q.chunk.hit.file_name} p.{q.page}) {text}"
+                                 for i, (text, q) in enumerate(blocks))
             answer_language = "Korean" if language == "ko" else "English"
             try:
                 text = await self.llm.chat([
-                    {"role": "system", "content": "Answer the question using only the context passages. If they "
-                     "do not contain the answer, say that the documents do not say. Do not add outside facts. "
-                     f"Answer in {answer_language}, concisely."},
-                    {"role": "user", "content": f"Context:\n{context}\n\nQuestion: {question}"}],
+                    {"role": "system", "content": "Answer the question using only the numbered sentences. Cite "
+                     "them as [n]. If they do not contain the answer, say that the documents do not say. Do not "
+                     f"add outside facts. Answer in {answer_language}, concisely."},
+                    {"role": "user", "content": f"Sentences:\n{context}\n\nQuestion: {question}"}],
                     purpose="rag_generate")
                 if text.strip():
                     return text.strip()
             except Exception as exc:
                 log.warning("LLM answer failed, answering extractively: %s", exc)
-        passages = [c.hit.content for c in chunks]
-        quoted = self.offline.extract_answer(question, passages, max_sentences=3)
-        if not quoted:
-            quoted = normalize(re.sub(r"\[페이지 \d+\]", " ", passages[0]))[:400]
-        return f"{msg('extract_intro', language)}\n\n> {quoted}"
+        lines = [msg("extract_intro", language), ""]
+        for text, quote in blocks:
+            lines.append(f"> {text}")
+            lines.append(f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}, p.{quote.page}")
+            lines.append("")
+        return "\n".join(lines).rstrip()
 
     async def index_document(self, state: RagState, config: RunnableConfig) -> RagState:
         progress = _progress(config)

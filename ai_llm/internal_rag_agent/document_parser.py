@@ -1,8 +1,15 @@
-"""Turn a document's bytes into text with page markers, and split it into page-aware chunks.
+"""Turn a document's bytes into text a person reads, with page markers, and split it into sentence chunks.
 
 PDFs are read with `pypdf`; each page's text is preceded by a `[페이지 N]` marker (1-based, as the reader sees
-it). `.txt`, `.md` and `.docx` are read as a single page. Korean text is kept intact: pypdf often drops the
-spaces between Korean words, so nothing downstream relies on spaces for Korean (see `ai_llm.common.text`).
+it). `.txt`, `.md` and `.docx` are read as a single page.
+
+pypdf returns a page as layout lines, so its text is rebuilt before anything else reads it (`rebuild_pages`):
+running headers and footers (lines repeated at the top or bottom of many pages, page numbers) are removed,
+checklist boxes ("Yes No") are dropped, lines wrapped inside a paragraph are joined, a word hyphenated at a
+line end is made whole again when the document uses it whole elsewhere, list items start their own line, and
+Korean spacing lost in extraction is restored by Kiwi. Each line of the rebuilt page is then a paragraph or a
+list item, and chunks are whole sentences of one page (`split_document`), one sentence per line — so a cited
+page is the page that holds the text, and a quoted sentence is a whole one.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from langchain_text_splitters import RecursiveCharacterTextSplitter
+from ai_llm.common.text import split_sentences
 
 PAGE_MARKER = "[페이지 {n}]"
 SUPPORTED_SUFFIXES = (".pdf", ".txt", ".md", ".markdown", ".docx")
@@ -77,6 +84,112 @@ def normalize_page_text(text: str) -> str:
     return text.strip()
 
 
+_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—\s]*\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?[-–—\s]*$", re.I)
+_CHECKBOXES = re.compile(r"^[\W_]*(?:(?:yes|no|n/?a)\b[\W_]*)+$", re.I)
+_TRAILING_CHECKBOXES = re.compile(r"(?:\s+[\uf000-\uf8ff\u2610\u25a1]?\s*(?:Yes|No)\b){2,}\s*$")
+_BLOCK_START = re.compile(
+    r"^(?:[•●○◦▪■□◇◆▶►※☞ㅇ\-–·*\uf0b7\uf0a7]|[①-⑳➀-➓]|\d{1,2}[.)]\s|[A-Za-z][.)]\s"
+    r"|[IVX]{1,4}\.\s|\((?:\d{1,2}|[a-z]|[ivx]{1,4}|[\uac00-\ud7a3]{1,4})\)|【|<|\[\d)")
+_TERMINAL = re.compile(r"[.!?:;。”\"')\]]$|[다요음함됨임]\.?$")
+_WORD_CHARS = re.compile(r"[A-Za-z]+")
+_HANGUL_CHAR = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _line_key(line: str) -> str:
+    return re.sub(r"\d+", "#", re.sub(r"\s+", " ", line.strip().lower()))
+
+
+def _running_lines(pages: list[list[str]]) -> set[str]:
+    """Keys of lines repeated at the top or bottom of many pages (running headers and footers)."""
+    counts: dict[str, int] = {}
+    with_text = 0
+    for lines in pages:
+        edge = [line for line in lines if line.strip()]
+        if not edge:
+            continue
+        with_text += 1
+        for key in {_line_key(line) for line in edge[:3] + edge[-3:]}:
+            counts[key] = counts.get(key, 0) + 1
+    floor = max(3, int(0.3 * with_text))
+    return {key for key, n in counts.items() if n >= floor and len(key) > 1}
+
+
+def _typical_length(lines: list[str]) -> float:
+    lengths = sorted(len(line) for line in lines if len(line) >= 20)
+    return float(lengths[int(len(lengths) * 0.8)]) if lengths else 60.0
+
+
+def _ends_paragraph(previous: str, following: str, typical: float) -> bool:
+    short = len(previous) < 0.7 * typical
+    if not short:
+        return False
+    if _TERMINAL.search(previous):
+        return True
+    # A short line without final punctuation before a capitalised line: a heading.
+    return following[:1].isupper() and not previous.endswith((",", "-", "(", "and", "or", "the", "of"))
+
+
+def _rebuild_page(lines: list[str], running: set[str], vocabulary: set[str]) -> str:
+    lines = [line.strip() for line in lines]
+    content = [i for i, line in enumerate(lines) if line]
+    for i in content[:3] + content[-3:]:
+        if _line_key(lines[i]) in running or _PAGE_NUMBER.match(lines[i]):
+            lines[i] = ""
+    typical = _typical_length(lines)
+    paragraphs: list[str] = []
+    current = previous = ""
+    for line in lines:
+        line = _TRAILING_CHECKBOXES.sub("", line).strip()
+        if not line or _CHECKBOXES.match(line):
+            if current:
+                paragraphs.append(current)
+            current = previous = ""
+            continue
+        if not current:
+            current = previous = line
+            continue
+        if _BLOCK_START.match(line):
+            paragraphs.append(current)
+            current = line
+        elif current.endswith("-") and current[-2:-1].isalpha() and line[:1].islower():
+            head = _WORD_CHARS.findall(current[:-1])
+            tail = _WORD_CHARS.match(line)
+            whole = (head[-1] if head else "") + (tail.group(0) if tail else "")
+            # "infec-" + "tion": the document writes "infection" elsewhere; "multi-" + "dose" keeps its hyphen.
+            current = (current[:-1] if whole.lower() in vocabulary else current) + line
+        elif _ends_paragraph(previous, line, typical):
+            paragraphs.append(current)
+            current = line
+        else:
+            current = f"{current} {line}"
+        previous = line
+    if current:
+        paragraphs.append(current)
+    return "\n".join(_korean_spacing(p) for p in paragraphs)
+
+
+def _korean_spacing(paragraph: str) -> str:
+    """Restore the spaces pypdf drops between Korean words (Kiwi), where a paragraph has too few."""
+    hangul = len(_HANGUL_CHAR.findall(paragraph))
+    if hangul < 8 or paragraph.count(" ") / hangul > 0.2:
+        return paragraph
+    from ai_llm.common.text_analysis import kiwi
+
+    try:
+        return str(kiwi().space(paragraph, reset_whitespace=False))
+    except Exception:  # spacing is cosmetic: keep the text as extracted
+        return paragraph
+
+
+def rebuild_pages(pages: list[str]) -> list[str]:
+    """Page texts as a person reads them (see the module docstring); one paragraph or list item per line."""
+    split = [page.split("\n") for page in pages]
+    running = _running_lines(split)
+    vocabulary = {w.lower() for page in pages for w in _WORD_CHARS.findall(page) if len(w) > 3}
+    return [_rebuild_page(lines, running, vocabulary) if any(line.strip() for line in lines) else ""
+            for lines in split]
+
+
 def _assemble(pages: list[str], markers: bool) -> ParsedDocument:
     parts: list[str] = []
     spans: list[tuple[int, int, int]] = []
@@ -129,7 +242,7 @@ def _parse_pdf(data: bytes) -> ParsedDocument:
     if sum(len(re.sub(r"\s", "", p)) for p in pages) < _MIN_TEXT_CHARS:
         raise DocumentError("the PDF has no extractable text (it looks like scanned images); run OCR on it "
                             "first.", "no_text")
-    return _assemble(pages, markers=True)
+    return _assemble(rebuild_pages(pages), markers=True)
 
 
 def _parse_docx(data: bytes) -> ParsedDocument:
@@ -189,19 +302,43 @@ def parse_document(data: bytes, file_name: str, max_bytes: int | None = None) ->
 
 
 def split_document(doc: ParsedDocument, chunk_size: int = 800, chunk_overlap: int = 100) -> list[Chunk]:
-    """Split with `RecursiveCharacterTextSplitter`; each chunk carries every page it spans."""
-    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-                                              add_start_index=True)
+    """Chunks of whole sentences, each within one page, one sentence per line.
+
+    Sentences are packed up to `chunk_size` characters; the next chunk starts with the previous chunk's last
+    sentence when that one is at most `chunk_overlap` × 3 characters (context across the cut). A sentence
+    longer than `chunk_size` (a flattened table) is cut at spaces.
+    """
     chunks: list[Chunk] = []
-    for piece in splitter.create_documents([doc.text]):
-        content = piece.page_content
-        start = int(piece.metadata.get("start_index", -1))
-        if start < 0:  # the splitter could not locate the piece; find it ourselves
-            start = doc.text.find(content)
-        pages = doc.pages_between(start, start + len(content)) if doc.page_spans else []
-        # A marker at the very end introduces text the chunk does not hold (the next chunk starts with it).
-        content = _TRAILING_MARKER.sub("", content)
-        if not pages:  # a piece made only of a marker or whitespace
-            continue
-        chunks.append(Chunk(index=len(chunks), content=content, pages=pages))
+    spans = doc.page_spans or [(1, 0, len(doc.text))]
+    for page, start, end in spans:
+        sentences: list[str] = []
+        for sentence in split_sentences(doc.text[start:end]):
+            sentences.extend(_cut(sentence, chunk_size))
+        current: list[str] = []
+        size = 0
+        for sentence in sentences:
+            if current and size + len(sentence) + 1 > chunk_size:
+                chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page]))
+                carry = current[-1]
+                current, size = ([carry], len(carry)) if len(carry) <= chunk_overlap * 3 \
+                    and len(carry) + len(sentence) + 1 <= chunk_size else ([], 0)
+            current.append(sentence)
+            size += len(sentence) + 1
+        if current:
+            chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page]))
     return chunks
+
+
+def _cut(sentence: str, size: int) -> list[str]:
+    if len(sentence) <= size:
+        return [sentence]
+    pieces: list[str] = []
+    rest = sentence
+    while len(rest) > size:
+        cut = rest.rfind(" ", 0, size)
+        cut = cut if cut > size // 2 else size
+        pieces.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        pieces.append(rest)
+    return pieces

@@ -7,9 +7,15 @@ question, which must come back `no_result`. Metrics:
 * `answer_evidence_hit` — answerable questions whose cited chunks contain the gold answer span
   (lower-cased, NFKC, all whitespace removed, as in benchmarks/data/README.md);
 * `answer_hit` — the same test on the answer text itself;
+* `evidence_in_answer` — answerable items with an `evidence` span (the sentence that answers) whose span is
+  contained in the reply text the person reads (whitespace collapsed; for Korean, spaces removed);
 * `no_answer_accuracy` — unanswerable questions answered `no_result`;
 * `false_no_result` — answerable questions wrongly answered `no_result`;
-* latency per question (mean, p50, p95).
+* latency per question (mean, p50, p95);
+* `by_kind` — the same per item `kind` (e.g. `en`, `ko_about_en`, `followup`, `near_miss`).
+
+Items may carry `history` (`[{"role": "user"|"agent", "text": …}]`, sent as `data.history`: follow-ups),
+`kind`, `evidence` and `evidence_by_page` (page -> span).
 """
 
 from __future__ import annotations
@@ -95,6 +101,21 @@ def normalize_span(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower())
 
 
+def evidence_shown(evidence: str, reply_text: str) -> bool:
+    """Whether the evidence sentence is in the reply as a person reads it.
+
+    Whitespace is collapsed (English) or removed (Korean, where PDF extraction loses spaces); NFKC and
+    curly/straight quotes are unified; case is kept apart from that, so a fragment does not count.
+    """
+    def clean(text: str, drop_spaces: bool) -> str:
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+        text = text.replace("\u201c", '"').replace("\u201d", '"')
+        return re.sub(r"\s+", "" if drop_spaces else " ", text).strip()
+
+    korean = bool(re.search(r"[\uac00-\ud7a3]", evidence))
+    return clean(evidence, korean) in clean(reply_text, korean)
+
+
 def load_qa(path: Path) -> list[dict[str, Any]]:
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     for item in items:
@@ -118,14 +139,17 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
     latencies: list[float] = []
     for item in qa:
         started = time.perf_counter()
+        data: dict[str, Any] = {"language": "ko"}
+        if item.get("history"):
+            data["history"] = item["history"]
         with collect_degraded() as skipped:
-            state = await agent.run_state(AgentRequest(text=item["question"], data={"language": "ko"}))
+            state = await agent.run_state(AgentRequest(text=item["question"], data=data))
         latencies.append((time.perf_counter() - started) * 1000)
         reply = state["reply"]
         sources = reply.data.get("sources") or []
-        outcome = state.get("outcome")
-        cited = outcome.chunks[: agent.settings.rag_answer_chunks] if outcome else []
-        row: dict[str, Any] = {"id": item["id"], "status": reply.data.get("status"),
+        evidence = state.get("evidence")
+        cited = [q.chunk for q in evidence.quotes] if evidence else []
+        row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "", "status": reply.data.get("status"),
                                "max_score": reply.data.get("max_score"),
                                "cited": [(s["file_name"], s["pages"]) for s in sources],
                                "degraded": sorted(skipped)}
@@ -135,16 +159,30 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
             expected = set(item["pages"])
             row["page_hit"] = any(s["file_name"] == item["file"] and expected & set(s["pages"]) for s in sources)
             gold = normalize_span(item["answer"])
-            evidence = normalize_span(" ".join(c.hit.content for c in cited)) if sources else ""
-            row["evidence_hit"] = bool(gold) and gold in evidence
+            cited_text = normalize_span(" ".join(c.hit.content for c in cited)) if sources else ""
+            row["evidence_hit"] = bool(gold) and gold in cited_text
             row["answer_hit"] = bool(gold) and gold in normalize_span(reply.text)
             row["false_no_result"] = reply.data.get("status") == STATUS_NO_RESULT
+            if item.get("evidence"):
+                row["evidence_in_answer"] = evidence_shown(item["evidence"], reply.text)
         per_item.append(row)
     answerable = [r for r in per_item if "page_hit" in r]
     negatives = [r for r in per_item if "correct_no_answer" in r]
 
     def share(rows: list[dict[str, Any]], key: str) -> float:
+        rows = [r for r in rows if key in r]
         return round(sum(1 for r in rows if r[key]) / len(rows), 4) if rows else 0.0
+
+    by_kind: dict[str, dict[str, Any]] = {}
+    for kind in sorted({r["kind"] for r in per_item if r["kind"]}):
+        rows = [r for r in per_item if r["kind"] == kind]
+        kind_answerable = [r for r in rows if "page_hit" in r]
+        kind_negatives = [r for r in rows if "correct_no_answer" in r]
+        by_kind[kind] = {"n": len(rows), "page_recall": share(kind_answerable, "page_hit") if kind_answerable else None,
+                         "evidence_in_answer": share(kind_answerable, "evidence_in_answer")
+                         if kind_answerable else None,
+                         "no_answer_accuracy": share(kind_negatives, "correct_no_answer") if kind_negatives else None,
+                         "false_no_result": share(kind_answerable, "false_no_result") if kind_answerable else None}
 
     ordered = sorted(latencies)
     result: dict[str, Any] = {
@@ -152,15 +190,17 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         "page_recall": share(answerable, "page_hit"),
         "answer_evidence_hit": share(answerable, "evidence_hit"),
         "answer_hit": share(answerable, "answer_hit"),
+        "evidence_in_answer": share(answerable, "evidence_in_answer"),
         "no_answer_accuracy": share(negatives, "correct_no_answer"),
         "false_no_result": share(answerable, "false_no_result"),
+        "by_kind": by_kind,
         "mean_latency_ms": round(statistics.fmean(latencies), 1) if latencies else 0.0,
         "p50_latency_ms": round(ordered[len(ordered) // 2], 1) if ordered else 0.0,
         "p95_latency_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1) if ordered else 0.0,
         # Questions answered with a fallback (keyword search only while the embedding server was down).
         "degraded_items": sum(1 for r in per_item if r["degraded"]),
         "degraded": sorted({name for r in per_item for name in r["degraded"]}),
-        "min_score_threshold": agent.settings.rag_min_score,
+        "min_evidence": agent.settings.rag_min_evidence,
         "llm": "online" if agent.settings.llm_online else "offline",
         "embedding_model": agent.settings.embedding_model_name,
     }

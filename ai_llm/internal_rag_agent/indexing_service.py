@@ -20,7 +20,7 @@ from typing import Any
 
 from ai_llm.common.embeddings import EmbeddingError, Embeddings
 from ai_llm.common.settings import Settings
-from ai_llm.common.text import tokenize
+from ai_llm.common.text_analysis import index_terms
 from ai_llm.internal_rag_agent.document_parser import DocumentError, parse_document, split_document
 from ai_llm.internal_rag_agent.vector_store import StoredChunk, VectorStore, VectorStoreError
 
@@ -126,15 +126,19 @@ class IndexingService:
                 return result("skipped", reason="the same content is already indexed")
             await emit("parsing")
             parsed = await asyncio.to_thread(parse_document, data, doc.file_name, self.settings.max_upload_bytes)
-            pieces = split_document(parsed, self.settings.rag_chunk_size, self.settings.rag_chunk_overlap)
+            pieces = await asyncio.to_thread(split_document, parsed, self.settings.rag_chunk_size,
+                                             self.settings.rag_chunk_overlap)
             if not pieces:
                 raise DocumentError("the document has no text to index.", "no_text")
             await emit("embedding", chunks=len(pieces))
+            # Analysis (Kiwi for Korean) runs off the event loop beside the embedding call.
+            tokens_task = asyncio.create_task(asyncio.to_thread(lambda: [index_terms(p.content) for p in pieces]))
             vectors = await self.embeddings.embed([p.content for p in pieces])
+            tokens = await tokens_task
             rows = [StoredChunk(storage_ref=doc.storage_ref, chunk_index=p.index, content=p.content, pages=p.pages,
-                                tokens=" ".join(tokenize(p.content)), embedding=v, content_hash=content_hash,
+                                tokens=terms, embedding=v, content_hash=content_hash,
                                 file_name=doc.file_name, file_id=doc.file_id, file_url=doc.file_url)
-                    for p, v in zip(pieces, vectors, strict=True)]
+                    for p, v, terms in zip(pieces, vectors, tokens, strict=True)]
             await emit("saving", chunks=len(rows))
             written = await self.store.replace_document(doc.storage_ref, rows)
             return result("success", written)

@@ -19,11 +19,12 @@ from pgvector import Vector
 
 from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
+from ai_llm.common.text_analysis import ANALYSIS_VERSION, TermStats
 
 CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
-                 "embedding", "content_hash")
+                 "embedding", "content_hash", "analysis_version")
 #: Postgres types of CHUNK_COLUMNS for binary COPY (text COPY would format every float in Python: 6x slower).
-CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text"]
+CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text", "text"]
 
 
 class VectorStoreError(RuntimeError):
@@ -44,6 +45,7 @@ class StoredChunk:
     file_name: str = ""
     file_id: str | None = None
     file_url: str | None = None
+    analysis_version: str = ANALYSIS_VERSION
 
 
 @dataclass
@@ -58,6 +60,7 @@ class ChunkHit:
     file_name: str = ""
     file_id: str | None = None
     file_url: str | None = None
+    tokens: str | None = None  # the chunk's analysed terms when the search returned them
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -68,7 +71,8 @@ class ChunkHit:
     def from_row(cls, row: dict[str, Any], score_key: str) -> ChunkHit:
         return cls(storage_ref=row["storage_ref"], chunk_index=int(row["chunk_index"]), content=row["content"],
                    pages=[int(p) for p in (row.get("pages") or [])], score=float(row[score_key]),
-                   file_name=row.get("file_name") or "", file_id=row.get("file_id"), file_url=row.get("file_url"))
+                   file_name=row.get("file_name") or "", file_id=row.get("file_id"), file_url=row.get("file_url"),
+                   tokens=row.get("tokens"))
 
 
 class VectorStore(Protocol):
@@ -102,6 +106,14 @@ class VectorStore(Protocol):
         """One ranked list per token list."""
         ...
 
+    async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
+        """Chunks holding any of `terms` (at most `per_term` per term), with their `tokens`, unscored."""
+        ...
+
+    async def term_stats(self, terms: Sequence[str]) -> TermStats:
+        """Chunk count, mean length and each term's document frequency (BM25 statistics)."""
+        ...
+
 
 class PgVectorStore:
     """Postgres + pgvector through the hub's async pool.
@@ -130,7 +142,7 @@ class PgVectorStore:
                 for c in chunks:
                     await copy.write_row((storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                           c.content, c.pages, c.tokens, np.asarray(c.embedding, dtype=np.float32),
-                                          c.content_hash))
+                                          c.content_hash, c.analysis_version))
         return len(chunks)
 
     async def delete_document(self, storage_ref: str) -> int:
@@ -157,8 +169,9 @@ class PgVectorStore:
         async with self.db.connection() as conn, conn.transaction():
             await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
             cur = await conn.execute(
-                "SELECT q.i, m.* FROM unnest(%s::vector[]) WITH ORDINALITY AS q(v, i), "
-                "LATERAL match_documents(q.v, -1, %s) m ORDER BY q.i, m.similarity DESC",
+                "SELECT q.i, m.*, c.tokens FROM unnest(%s::vector[]) WITH ORDINALITY AS q(v, i), "
+                "LATERAL match_documents(q.v, -1, %s) m JOIN document_chunks c ON c.id = m.id "
+                "ORDER BY q.i, m.similarity DESC",
                 ([Vector(list(e)) for e in embeddings], k))
             rows = await cur.fetchall()
         lists: list[list[ChunkHit]] = [[] for _ in embeddings]
@@ -184,6 +197,22 @@ class PgVectorStore:
         for row in rows:
             lists[int(row["i"]) - 1].append(ChunkHit.from_row(row, "rank"))
         return lists
+
+    async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
+        if not terms:
+            return []
+        rows = await self.db.fetch("SELECT * FROM term_match_documents(%s, %s)", (list(terms), per_term))
+        return [ChunkHit.from_row(row, "rank") for row in rows]
+
+    async def term_stats(self, terms: Sequence[str]) -> TermStats:
+        return _term_stats(await self.db.fetch("SELECT * FROM term_statistics(%s)", (list(terms),)))
+
+
+def _term_stats(rows: Sequence[dict[str, Any]]) -> TermStats:
+    if not rows:
+        return TermStats(n=0, df={})
+    return TermStats(n=int(rows[0]["n"]), df={r["term"]: int(r["df"]) for r in rows},
+                     avgdl=float(rows[0]["avgdl"]) or 1.0)
 
 
 class SupabaseVectorStore:
@@ -220,7 +249,8 @@ class SupabaseVectorStore:
     async def replace_document(self, storage_ref: str, chunks: Sequence[StoredChunk]) -> int:
         rows = [{"chunk_index": c.chunk_index, "file_name": c.file_name, "file_id": c.file_id,
                  "file_url": c.file_url, "content": c.content, "pages": c.pages, "tokens": c.tokens,
-                 "embedding": json.dumps(c.embedding), "content_hash": c.content_hash} for c in chunks]
+                 "embedding": json.dumps(c.embedding), "content_hash": c.content_hash,
+                 "analysis_version": c.analysis_version} for c in chunks]
         data = await self._rpc("replace_document_chunks", {"p_storage_ref": storage_ref, "p_chunks": rows})
         return int(data or 0)
 
@@ -249,6 +279,17 @@ class SupabaseVectorStore:
 
     async def keyword_search_many(self, token_lists: Sequence[Sequence[str]], k: int) -> list[list[ChunkHit]]:
         return list(await asyncio.gather(*(self.keyword_search(t, k) for t in token_lists)))
+
+    async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
+        if not terms:
+            return []
+        rows = await self._rpc("term_match_documents", {"p_terms": list(terms), "per_term": per_term})
+        return [ChunkHit.from_row(row, "rank") for row in rows or []]
+
+    async def term_stats(self, terms: Sequence[str]) -> TermStats:
+        if not terms:
+            return TermStats(n=0, df={})
+        return _term_stats(await self._rpc("term_statistics", {"p_terms": list(terms)}) or [])
 
     async def close(self) -> None:
         if self._client is not None:

@@ -1,0 +1,57 @@
+-- Term search for BM25 scoring: `tokens` now holds the terms of ai_llm.common.text_analysis (English stems,
+-- identifiers, Korean morphemes from Kiwi), space-joined in reading order. The caller scores candidates with
+-- BM25 from the statistics below (Postgres' ts_rank has no inverse document frequency, and rare exact terms
+-- must win). Chunks indexed before this migration keep their old tokens until `hub reindex` re-analyses them.
+ALTER TABLE document_chunks
+    ADD COLUMN IF NOT EXISTS token_count integer
+        GENERATED ALWAYS AS (coalesce(array_length(string_to_array(nullif(tokens, ''), ' '), 1), 0)) STORED;
+ALTER TABLE document_chunks ADD COLUMN IF NOT EXISTS analysis_version text NOT NULL DEFAULT '1';
+
+-- Candidates: for each term, the chunks holding it (best ts_rank first, at most `per_term`), merged.
+CREATE OR REPLACE FUNCTION term_match_documents(p_terms text[], per_term int)
+RETURNS TABLE (id bigint, storage_ref text, chunk_index integer, file_name text, file_id text, file_url text,
+               content text, pages integer[], tokens text, rank float)
+LANGUAGE sql STABLE AS $$
+    SELECT DISTINCT ON (m.id) m.id, m.storage_ref, m.chunk_index, m.file_name, m.file_id, m.file_url, m.content,
+           m.pages, m.tokens, m.rank
+    FROM unnest(p_terms) AS t,
+    LATERAL (
+        SELECT c.id, c.storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url, c.content, c.pages, c.tokens,
+               ts_rank(c.fts, plainto_tsquery('simple', t))::float AS rank
+        FROM document_chunks c
+        WHERE plainto_tsquery('simple', t)::text <> '' AND c.fts @@ plainto_tsquery('simple', t)
+        ORDER BY rank DESC, c.id
+        LIMIT per_term
+    ) m
+    ORDER BY m.id, m.rank DESC;
+$$;
+
+-- Document frequency of each term, the chunk count and the mean chunk length in terms (BM25's statistics).
+CREATE OR REPLACE FUNCTION term_statistics(p_terms text[])
+RETURNS TABLE (term text, df bigint, n bigint, avgdl float)
+LANGUAGE sql STABLE AS $$
+    WITH corpus AS (SELECT count(*) AS n, coalesce(avg(token_count), 0)::float AS avgdl FROM document_chunks)
+    SELECT t, (SELECT count(*) FROM document_chunks c
+               WHERE plainto_tsquery('simple', t)::text <> '' AND c.fts @@ plainto_tsquery('simple', t)),
+           corpus.n, corpus.avgdl
+    FROM unnest(p_terms) AS t, corpus;
+$$;
+
+-- The RPC write path records the analysis version too.
+CREATE OR REPLACE FUNCTION replace_document_chunks(p_storage_ref text, p_chunks jsonb)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE inserted integer;
+BEGIN
+    DELETE FROM document_chunks WHERE storage_ref = p_storage_ref;
+    INSERT INTO document_chunks (storage_ref, chunk_index, file_name, file_id, file_url, content, pages, tokens,
+                                 embedding, content_hash, analysis_version)
+    SELECT p_storage_ref, r.chunk_index, coalesce(r.file_name, ''), r.file_id, r.file_url, r.content,
+           coalesce(r.pages, '{}'), coalesce(r.tokens, ''), r.embedding::vector, r.content_hash,
+           coalesce(r.analysis_version, '1')
+    FROM jsonb_to_recordset(p_chunks) AS r(chunk_index integer, file_name text, file_id text, file_url text,
+                                           content text, pages integer[], tokens text, embedding text,
+                                           content_hash text, analysis_version text);
+    GET DIAGNOSTICS inserted = ROW_COUNT;
+    RETURN inserted;
+END;
+$$;

@@ -1,0 +1,351 @@
+"""One analysis path for search text, shared by indexing, search, routing and answer extraction.
+
+Text becomes a list of **terms**, in reading order:
+
+* English words: lower-cased, stop words dropped, Snowball-stemmed (`stretching` → `stretch`), the same
+  algorithm as Postgres' `english` configuration;
+* identifiers and codes (`0x82`, `I2C_STATE`, `WMT14`, `multi-dose`): kept whole with their separators
+  removed (`i2cstate`, `multidose`), plus their word parts — so an exact code wins and its parts still match;
+* numbers: digits only (`1,000` → `1000`; `2.5` stays);
+* Korean: content morphemes from Kiwi (`kiwipiepy`, a morphological analyser whose model ships on PyPI): nouns,
+  numbers, foreign words, roots and the stems of verbs and adjectives. Particles and endings go, and Kiwi
+  repairs the spacing that PDF extraction loses, so "플랫폼에서" and "플랫폼을" are both `플랫폼`.
+
+Terms contain only letters, digits and a decimal point, so Postgres' `simple` text-search parser keeps each
+one whole (the index stores them space-joined in `document_chunks.tokens`).
+
+Cross-language: a Korean term maps to English terms through two tables in `ai_llm/common/data/` (Hangul
+loanwords such as 클럭 → clock, and a glossary of common native words such as 폐기 → discard), and an
+English term maps back to Korean through the same tables reversed. Kiwi's built-in language model also gives
+morphemes similar in meaning to a Korean one (제외 → 빼, 배제). Queries carry these as weaker alternatives
+(`QueryTerms`); documents are indexed with their own terms only.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ai_llm.common.text import ENGLISH_STOPWORDS, normalize
+
+#: Bump when the terms produced for the same text change: stored chunks then need `hub reindex`.
+ANALYSIS_VERSION = "2"
+
+_DATA = Path(__file__).parent / "data"
+_TOKEN = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z_.\-/]*[0-9A-Za-z])?|[\uac00-\ud7a3]+")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
+_THOUSANDS = re.compile(r"(\d),(\d{3})(?!\d)")
+_KOREAN_CONTENT_TAGS = ("NNG", "NNP", "NR", "XR", "SH", "SN", "SL", "VV", "VA")
+
+#: Words of a request that say what to do with the answer, not what it is about (never salient).
+QUERY_STOPWORDS = frozenset(
+    """according document documents doc docs pdf file files paper guide guideline spec specification mention
+    mentions mentioned state states stated say says said talk describe described explain explained tell know
+    want need find look give list show let use used using within way ways like also get please thing things
+    kind much many often long mean means meaning one ones happen happens""".split())
+KOREAN_QUERY_STOPWORDS = frozenset(
+    """문서 자료 파일 내용 설명 설명하 알리 말하 말 하 되 있 없 어떻 어떠하 무엇 뭐 어디 언제 누구 왜 얼마 몇 그렇
+    그러 이렇 저렇 대하 관하 관련 경우 정도 부분 주 찾 보 나오 나와 궁금하 알 가이드 가이드라인 거 것 수 등 좀
+    거기 여기 그것 이것 저것 해당 위 아래 이번 그 이 저 혹시 혹은 그리고 또 또는 그럼 그러면""".split())
+
+
+def _stopword_stems(words: frozenset[str]) -> frozenset[str]:
+    return words | frozenset(stem(w) for w in words)
+
+
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+_STEMMER = threading.local()
+
+
+def stem(word: str) -> str:
+    """Snowball English stem (one stemmer per thread: PyStemmer objects are not shared across threads)."""
+    stemmer = getattr(_STEMMER, "value", None)
+    if stemmer is None:
+        stemmer = _STEMMER.value = _stemmer()
+    return str(stemmer.stemWord(word))
+
+
+_KIWI_LOCK = threading.Lock()
+
+
+@functools.cache
+def kiwi() -> Any:
+    """The shared Kiwi analyser (loaded once, about 2 s and 100 MB; only texts with Hangul need it)."""
+    from kiwipiepy import Kiwi
+
+    return Kiwi()
+
+
+def _english_terms(raw: str) -> list[str]:
+    low = raw.lower()
+    if _NUMBER.match(low):
+        return [low.replace(",", "")]
+    parts = [p for p in re.split(r"[_./\-]+", low) if p]
+    if len(parts) > 1 or any(c.isdigit() for c in low):
+        whole = "".join(parts)
+        out = [whole]
+        for part in parts:
+            if len(parts) > 1 and part not in ENGLISH_STOPWORDS and (len(part) > 1 or part.isdigit()):
+                out.append(part if any(c.isdigit() for c in part) else stem(part))
+        return out
+    if low in ENGLISH_STOPWORDS:
+        return []
+    return [stem(low)]
+
+
+def _korean_terms(tokens: Iterable[Any]) -> list[tuple[int, str]]:
+    """(offset, term) for Kiwi's content morphemes; foreign words and numbers are left to the English path."""
+    out: list[tuple[int, str]] = []
+    for token in tokens:
+        tag = str(token.tag)
+        if tag in ("SL", "SN", "SH") or not tag.startswith(_KOREAN_CONTENT_TAGS):
+            continue
+        out.append((int(token.start), token.form))
+    return out
+
+
+def analyze(text: str) -> list[str]:
+    """The terms of `text` in reading order (see the module docstring)."""
+    text = _THOUSANDS.sub(r"\1\2", normalize(text))
+    positioned: list[tuple[int, str]] = []
+    for match in _TOKEN.finditer(text):
+        raw = match.group(0)
+        if not _HANGUL.match(raw):
+            positioned.extend((match.start(), term) for term in _english_terms(raw))
+    if _HANGUL.search(text):
+        # Kiwi reads the whole text (context decides the analysis); its Latin and digit tokens are skipped
+        # because the English path above already produced them.
+        with _KIWI_LOCK:
+            tokens = kiwi().tokenize(text)
+        positioned.extend(_korean_terms(tokens))
+        positioned.sort(key=lambda item: item[0])
+    return [term for _, term in positioned if term]
+
+
+def index_terms(text: str) -> str:
+    """The `tokens` column of a chunk: its terms, space-joined."""
+    return " ".join(analyze(text))
+
+
+# -- cross-language tables --------------------------------------------------------------------------------
+
+
+@functools.cache
+def _tables() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(Korean form -> English terms, English term -> Korean forms) from the loanword and glossary tables."""
+    ko_en: dict[str, list[str]] = {}
+    en_ko: dict[str, list[str]] = {}
+    for name in ("loanwords_ko_en.tsv", "glossary_ko_en.tsv"):
+        path = _DATA / name
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            korean, _, english = line.partition("\t")
+            korean, english = korean.strip().replace(" ", ""), english.strip().lower()
+            if not korean or not english:
+                continue
+            stems = [t for word in english.split() for t in _english_terms(word)]
+            if not stems:
+                continue
+            ko_en.setdefault(korean, [])
+            for term in stems:
+                if term not in ko_en[korean]:
+                    ko_en[korean].append(term)
+            if len(stems) == 1:
+                en_ko.setdefault(stems[0], [])
+                if korean not in en_ko[stems[0]]:
+                    en_ko[stems[0]].append(korean)
+    return ko_en, en_ko
+
+
+def english_for(korean: str) -> list[str]:
+    """English terms for a Korean morpheme or word (empty when the tables do not know it)."""
+    return list(_tables()[0].get(korean, []))
+
+
+def korean_for(english_term: str) -> list[str]:
+    """Korean forms for an English term (stemmed), from the same tables."""
+    return list(_tables()[1].get(english_term, []))
+
+
+def similar_korean(term: str, top_n: int = 5, min_score: float = 0.55) -> list[tuple[str, float]]:
+    """Morphemes close in meaning to a Korean noun or stem, by Kiwi's language model (score 0–1)."""
+    try:
+        with _KIWI_LOCK:
+            found = kiwi().most_similar_morphemes(term, top_n=top_n)
+    except Exception:  # Kiwi knows several senses or none: no expansion (the original term still counts)
+        return []
+    out: list[tuple[str, float]] = []
+    for item in found:
+        if float(item.score) >= min_score and str(item.tag).startswith(_KOREAN_CONTENT_TAGS) and item.form != term:
+            out.append((item.form, float(item.score)))
+    return out
+
+
+# -- queries ----------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _query_stopwords() -> frozenset[str]:
+    return _stopword_stems(QUERY_STOPWORDS)
+
+
+@dataclass
+class TermGroup:
+    """One word of a question and the terms that may stand for it (itself at weight 1)."""
+
+    base: str
+    alternatives: dict[str, float] = field(default_factory=dict)
+    salient: bool = True  # False for request words ("explain", "알려줘"): matched, never required
+    weight: float = 1.0  # share of this word in coverage (a follow-up's earlier turn counts less)
+
+
+@dataclass
+class QueryTerms:
+    """A question as terms: one group per distinct word, English phrases (adjacent term pairs), numbers."""
+
+    groups: list[TermGroup]
+    phrases: list[tuple[str, str]]
+    numbers: list[str]
+    korean: bool
+
+    def all_terms(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for group in self.groups:
+            for term in group.alternatives:
+                seen.setdefault(term, None)
+        return list(seen)
+
+
+#: Weights of the alternatives of a question word.
+TRANSLATION_WEIGHT = 0.8
+SIMILAR_WEIGHT = 0.45
+HISTORY_WEIGHT = 0.5
+
+
+def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = True,
+                  context: Sequence[str] = ()) -> QueryTerms:
+    """Terms of a question, with cross-language and similar-meaning alternatives.
+
+    Args:
+        text: the question.
+        translate: add English terms for Korean words and Korean forms for English words.
+        expand_similar: add Kiwi's similar morphemes for Korean nouns and stems.
+        context: earlier turns a follow-up leans on (the earlier question first, then what was answered);
+            their terms join as weaker groups.
+    """
+    terms = analyze(text)
+    korean = bool(_HANGUL.search(text))
+    groups: dict[str, TermGroup] = {}
+    for term in terms:
+        if term in groups:
+            continue
+        is_hangul = bool(_HANGUL.match(term))
+        stop = term in (KOREAN_QUERY_STOPWORDS if is_hangul else _query_stopwords())
+        group = TermGroup(term, {term: 1.0}, salient=not stop)
+        if translate and not stop:
+            if is_hangul:
+                for english in english_for(term):
+                    group.alternatives.setdefault(english, TRANSLATION_WEIGHT)
+            else:
+                for form in korean_for(term):
+                    group.alternatives.setdefault(form, TRANSLATION_WEIGHT * 0.75)
+        if expand_similar and is_hangul and not stop and len(term) > 1:
+            for form, score in similar_korean(term):
+                group.alternatives.setdefault(form, round(SIMILAR_WEIGHT * score, 3))
+        groups[term] = group
+    for position, turn in enumerate(context):
+        for term in analyze(turn):
+            if term in groups or term in _query_stopwords() or term in KOREAN_QUERY_STOPWORDS:
+                continue
+            # The earlier question's words count (half) towards coverage; the earlier answer's only rank.
+            groups[term] = TermGroup(term, {term: HISTORY_WEIGHT}, salient=position == 0, weight=HISTORY_WEIGHT)
+            if translate and _HANGUL.match(term):
+                for english in english_for(term):
+                    groups[term].alternatives.setdefault(english, HISTORY_WEIGHT * TRANSLATION_WEIGHT)
+    latin = [t for t in terms if not _HANGUL.match(t) and t not in _query_stopwords()]
+    phrases = [(a, b) for a, b in zip(latin, latin[1:], strict=False) if a != b]
+    numbers = [t for t in terms if _NUMBER.match(t)]
+    return QueryTerms(list(groups.values()), phrases, numbers, korean)
+
+
+# -- scoring ----------------------------------------------------------------------------------------------
+
+
+def idf(df: int, n: int) -> float:
+    """BM25's inverse document frequency (a term no chunk holds gets the highest value)."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+@dataclass
+class TermStats:
+    """Corpus statistics for a query's terms: chunk count, document frequency per term, mean length."""
+
+    n: int
+    df: dict[str, int]
+    avgdl: float = 120.0
+
+    def idf(self, term: str) -> float:
+        return idf(self.df.get(term, 0), max(self.n, 1))
+
+
+def bm25(query: QueryTerms, doc_terms: Sequence[str], stats: TermStats, k1: float = 1.2, b: float = 0.75) -> float:
+    """BM25 of a chunk's terms; each question word counts once, through its best-scoring alternative."""
+    counts: dict[str, int] = {}
+    for term in doc_terms:
+        counts[term] = counts.get(term, 0) + 1
+    length = len(doc_terms) or 1
+    score = 0.0
+    for group in query.groups:
+        best = 0.0
+        for term, weight in group.alternatives.items():
+            tf = counts.get(term, 0)
+            if not tf:
+                continue
+            part = stats.idf(term) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / stats.avgdl))
+            best = max(best, weight * part)
+        score += best
+    if query.phrases:
+        pairs = set(zip(doc_terms, doc_terms[1:], strict=False))
+        score += sum(0.5 * (stats.idf(a) + stats.idf(b_)) / 2 for a, b_ in query.phrases if (a, b_) in pairs)
+    return score
+
+
+def group_weight(group: TermGroup, stats: TermStats) -> float:
+    """How much a question word says: the IDF of its most common alternative that the corpus holds, or the
+    IDF of a term seen once when the corpus holds none of them (an absent concept weighs, without dominating)."""
+    known = [stats.df[t] for t in group.alternatives if stats.df.get(t)]
+    return idf(min(known) if known else 1, max(stats.n, 1))
+
+
+def coverage(query: QueryTerms, terms: Iterable[str], stats: TermStats, known_only: bool = False) -> float:
+    """IDF-weighted share (0–1) of the question's salient words that `terms` holds (via any alternative).
+
+    With `known_only`, words the corpus does not hold at all (no alternative has a document frequency) are left
+    out: they are the asker's own wording, which no passage can match, so they say nothing about whether a
+    passage answers.
+    """
+    present = set(terms)
+    total = got = 0.0
+    for group in query.groups:
+        if not group.salient:
+            continue
+        if known_only and not any(stats.df.get(t) for t in group.alternatives):
+            continue
+        weight = group_weight(group, stats) * group.weight
+        total += weight
+        got += weight * max((w / group.alternatives[group.base] for t, w in group.alternatives.items()
+                             if t in present), default=0.0)
+    return got / total if total else 0.0

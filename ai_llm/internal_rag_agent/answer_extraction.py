@@ -1,0 +1,195 @@
+"""Which sentences answer the question, and whether any does.
+
+The retrieved chunks are whole sentences of one page each, one per line (`document_parser.split_document`).
+Every sentence of the best chunks is scored by what it holds of the question:
+
+* its IDF-weighted coverage of the question's salient words (any alternative of a word counts: its English
+  rendering, a similar morpheme), alone and together with its neighbours (a sentence often needs the one
+  before it for its subject);
+* the retrieval score of its chunk;
+* a bonus when the question asks for a quantity (how long / how many / 몇 / 얼마) and the sentence has a number.
+
+The answer quotes the best one to three sentences — whole, in reading order, each with its file and page —
+and the documents are said to answer only when the best sentence window covers enough of the question
+(`min_evidence`, tuned on the dev split): the `no_result` decision rests on what the text holds, not on a
+retrieval score calibrated on one set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, coverage
+from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
+
+#: Check the asked-for kind of value in the sentence and the next one only (else in the ±1 window).
+SENTENCE_TYPE_CHECK = True
+#: Share of the question–sentence embedding similarity in a sentence's score (when embeddings answer).
+SIMILARITY_WEIGHT = 0.3
+#: Score factor of a short line without final punctuation (a heading, a table cell).
+HEADING_PENALTY = 0.75
+MIN_SENTENCE_CHARS = 12
+_SENTENCE_END = re.compile(r"[.!?다요음함됨임)]\s*$")
+#: Chunks whose sentences are considered.
+CHUNKS_CONSIDERED = 6
+#: A second or third quoted sentence must score at least this share of the best one.
+FOLLOWER_SHARE = 0.8
+_QUANTITY = re.compile(r"\b(how (long|many|much|often|old|far|big|large|soon)|what (percentage|proportion|number|"
+                       r"size|year|date)|when|which year|at least|maximum|minimum)\b|몇|얼마|언제|기간|횟수|비율|"
+                       r"금액|예산|연도|최대|최소", re.I)
+_DIGIT = re.compile(r"\d")
+
+_TIME_UNITS = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|ms|milliseconds?)"
+_MONTHS = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+
+#: Expected answer types: (what the question asks, what a passage that answers it must state). A window
+#: without the asked-for kind of value ("how many seconds" and no number of seconds) cannot answer.
+_NUM = r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|"\
+       r"forty|fifty|sixty|hundred|thousand|million|billion|half|several|a few)"
+UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(p, re.I), re.compile(q, re.I)) for p, q in [
+        (r"\bseconds?\b|초\b|몇\s*초", rf"{_NUM}[\s-]*(seconds?|secs?|s)\b|\d+\s*초"),
+        (r"\bminutes?\b|몇\s*분\b", rf"{_NUM}[\s-]*(minutes?|mins?)\b|\d+\s*분"),
+        (r"\bhours?\b|몇\s*시간", rf"{_NUM}[\s-]*(hours?|hrs?|h)\b|\d+\s*시간"),
+        (r"\bdays?\b|며칠|몇\s*일", rf"{_NUM}[\s-]*(days?)\b|\d+\s*일"),
+        (r"\bweeks?\b|몇\s*주", rf"{_NUM}[\s-]*(weeks?)\b|\bweekly\b|\d+\s*주"),
+        (r"\bmonths?\b|몇\s*(개월|달)", rf"{_NUM}[\s-]*(months?)\b|\bmonthly\b|\d+\s*(개월|달)"),
+        (r"\b(how many|number of) years\b|몇\s*년(?!도)", rf"{_NUM}[\s-]*(years?)\b|\bannual(ly)?\b|\d+\s*년"),
+        (r"\b(what|which) year\b|몇\s*년도|연도", r"\b(19|20)\d\d\b|\d+\s*년"),
+        (r"\b(in|how many)\s+ms\b|\bmilliseconds?\b", rf"{_NUM}\s*(ms|milliseconds?)\b"),
+        (r"\b(how many|number of) bytes\b|몇\s*바이트", rf"{_NUM}[\s-]*(bytes?|octets?)\b|\d+\s*바이트"),
+        (r"\b(how many|number of) bits\b|몇\s*비트(?!\s*째)", rf"{_NUM}[\s-]*(bits?)\b|\d+\s*비트"),
+        (r"\bpercent(age)?\b|%|퍼센트|비율", rf"{_NUM}\s*(%|percent)|\d+\s*퍼센트"),
+        (r"\b(feet|foot|ft)\b|피트", rf"{_NUM}[\s-]*(feet|foot|ft)\b|\d+\s*피트"),
+        (r"\b(meters?|metres?)\b|미터", rf"{_NUM}[\s-]*(meters?|metres?|m)\b|\d+\s*미터"),
+        (r"\b(terabytes?|tb|gigabytes?|gb)\b|테라|기가", r"\d[\d,.]*\s*(tb|gb|terabytes?|gigabytes?|테라|기가)"),
+        (r"\bgpu[\s-]*hours?\b", r"\d[\d,.]*\s*gpu[\s-]*hours?"),
+        (r"(몇|얼마).{0,4}명|\bhow many (people|members|persons|staff|annotators|participants|workers)\b",
+         r"\d+\s*(명|인)|\b\d+\s*(people|members|persons|annotators|participants)\b"),
+        (r"몇\s*(곳|개소|군데)|\bhow many (hospitals|sites|institutions|centers|centres)\b",
+         r"\d+\s*(곳|개소|개\s*기관|개\s*병원)|\b\d+\s*(hospitals|sites|institutions|centers)\b"),
+        (r"(얼마|몇).{0,3}원|이용료|요금|수수료|\b(fee|fees|cost|price)\b",
+         r"\d[\d,.]*\s*(원|만원|억|달러|\$)|\$\s*\d|\b(fee|free of charge|무료|무상)\b"),
+        # Durations, frequencies, counts, deadlines and measured values, whatever the unit.
+        (r"\bhow long\b|얼마나\s*(오래|걸리|길게)|몇\s*(시간|분|초|일|주|개월|년)\s*(동안|간|이나|까지)",
+         rf"{_NUM}[\s-]*{_TIME_UNITS}\b|\d+\s*(초|분|시간|일|주|개월|달|년)|\b(until|as soon as|immediately|"
+         r"before|after|expir\w*|indefinite\w*)\b|즉시|까지"),
+        (r"\bhow often\b|\bhow frequently\b|얼마나\s*자주|주기는|몇\s*(번|회)\s*마다",
+         r"\b(daily|weekly|monthly|annually|yearly|hourly|every|each|once|twice|periodic\w*|per (day|week|"
+         r"month|year|shift))\b|매(일|주|월|년|회)|마다|\d+\s*(회|번)"),
+        (r"\bhow many times\b|몇\s*(회|번)(?!\s*째)",
+         r"\d|\b(once|twice|one|two|three|four|five|six|seven|eight|nine|ten)\b|(한|두|세|네)\s*(번|차례|단계)|"
+         r"(이|삼|사)중"),
+        (r"언제까지|\buntil when\b|\bdeadline\b|\bby (what|which) date\b|마감",
+         rf"\d{{1,2}}\s*월|\d{{4}}\s*[.\-/]\s*\d{{1,2}}|\d{{1,2}}\s*[./]\s*\d{{1,2}}|\b{_MONTHS}\s+\d|까지"),
+        (r"\b(learning rate|latency|capacitance|current consumption|voltage|bandwidth|throughput)\b|"
+         r"소비\s*전류|전압|지연\s*시간|주파수", r"\d"),
+        (r"\bdefault (value|setting)s?\b|기본\s*값|초기\s*값|디폴트", r"\d|\b(enabled|disabled|true|false)\b"),
+        (r"\b(maximum|minimum)\b|최대|최소|최고|최저", r"\d"),
+    ]]
+
+
+@dataclass
+class Quote:
+    """A sentence chosen for the answer, with where it comes from."""
+
+    text: str
+    chunk: RankedChunk
+    position: int  # sentence index inside the chunk
+    score: float
+    window_coverage: float
+    neighbours: list[str] = field(default_factory=list)
+
+    @property
+    def page(self) -> int | None:
+        return self.chunk.hit.pages[0] if self.chunk.hit.pages else None
+
+
+@dataclass
+class Evidence:
+    """The answer's sentences (reading order) and the evidence figure behind the answerable decision."""
+
+    quotes: list[Quote]
+    best_coverage: float
+
+    def answerable(self, min_evidence: float) -> bool:
+        return bool(self.quotes) and self.best_coverage >= min_evidence
+
+
+def _sentences(chunk: RankedChunk) -> list[str]:
+    return [line.strip() for line in chunk.hit.content.split("\n") if line.strip()]
+
+
+def asked_units(question: str) -> list[re.Pattern[str]]:
+    """Patterns of the quantities a question asks for ("how many seconds" → a number of seconds)."""
+    return [text for asked, text in UNITS if asked.search(question)]
+
+
+def candidate_sentences(chunks: Sequence[RankedChunk]) -> list[str]:
+    """The sentences `find_evidence` weighs (their embeddings may be passed to it)."""
+    return [s for chunk in chunks[:CHUNKS_CONSIDERED] for s in _sentences(chunk) if len(s) >= MIN_SENTENCE_CHARS]
+
+
+def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Sequence[RankedChunk],
+                  max_sentences: int = 3, similarity: dict[str, float] | None = None) -> Evidence:
+    """Score the sentences of the best chunks and pick the ones to quote (see the module docstring).
+
+    Args:
+        similarity: cosine similarity of the question to each candidate sentence (English embeddings), when
+            available; it joins the score as one more signal.
+    """
+    wants_number = bool(_QUANTITY.search(question)) or bool(query.numbers)
+    units = asked_units(question)
+    considered = list(chunks[:CHUNKS_CONSIDERED])
+    best_relevance = max((c.relevance for c in considered), default=0.0) or 1.0
+    candidates: list[Quote] = []
+    for chunk in considered:
+        sentences = _sentences(chunk)
+        terms = [analyze(s) for s in sentences]
+        for i, sentence in enumerate(sentences):
+            if len(sentence) < MIN_SENTENCE_CHARS:
+                continue
+            own = coverage(query, terms[i], stats)
+            around = range(max(0, i - 1), min(len(sentences), i + 2))
+            window_terms = [t for j in around for t in terms[j]]
+            window = coverage(query, window_terms, stats, known_only=True)
+            score = 0.55 * own + 0.2 * coverage(query, window_terms, stats) + 0.25 * chunk.relevance / best_relevance
+            if similarity and sentence in similarity:
+                score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * _rescale(similarity[sentence])
+            if not _SENTENCE_END.search(sentence) and len(sentence) < 80:
+                score *= HEADING_PENALTY  # a heading or a table cell names the topic but answers nothing
+            if wants_number and _DIGIT.search(sentence):
+                score += 0.08
+            if units:
+                window_text = " ".join(sentences[j] for j in range(i, min(len(sentences), i + 2))) \
+                    if SENTENCE_TYPE_CHECK else " ".join(sentences[j] for j in around)
+                if all(unit.search(window_text) for unit in units):
+                    score += 0.1
+                else:  # the quantity asked for is not stated here: this window cannot answer
+                    window = 0.0
+            candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4)))
+    if not candidates:
+        return Evidence([], 0.0)
+    candidates.sort(key=lambda q: q.score, reverse=True)
+    best = candidates[0]
+    chosen = [best]
+    seen = {_key(best.text)}
+    for quote in candidates[1:]:
+        if len(chosen) == max_sentences or quote.score < FOLLOWER_SHARE * best.score:
+            break
+        if _key(quote.text) in seen:
+            continue
+        seen.add(_key(quote.text))
+        chosen.append(quote)
+    chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
+    return Evidence(chosen, max(c.window_coverage for c in candidates[:5]))
+
+
+def _rescale(similarity: float) -> float:
+    return max(0.0, min(1.0, (similarity - 0.2) / 0.6))
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\W+", "", text.lower())
