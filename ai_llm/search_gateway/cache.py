@@ -1,5 +1,7 @@
 """Shared search cache in the hub's Postgres: exact layer (normalised query + parameters) and semantic
 layer (query-embedding cosine ≥ threshold), both within a provider partition and identical parameters.
+The semantic layer returns the nearest few candidates; the gateway serves one only when
+`query_match.same_request` says the cached query asks the same thing.
 
 Lookups try the chain's partitions in chain order, so a cached answer of the primary provider is preferred;
 stores go to the partition of the provider that answered (one row per partition: providers never overwrite
@@ -60,22 +62,24 @@ class SearchCache:
                 " AND query_norm = %s", (hit.partition, request.kind, request.params_key(), hit.query_norm))
 
     async def get_semantic(self, partitions: list[str], request: SearchRequest, embedding: list[float],
-                           threshold: float) -> CacheHit | None:
+                           threshold: float, limit: int = 5) -> list[CacheHit]:
+        """The `limit` cached queries nearest to `embedding` with cosine ≥ `threshold`, nearest first.
+
+        Candidates only: whether one may be served is the caller's decision (`query_match.same_request`).
+        """
         if not partitions:
-            return None
+            return []
         async with self.db.connection() as conn:
             cur = await conn.execute(
                 "SELECT partition, provider, query, query_norm, response, 1 - (embedding <=> %(emb)s::vector) AS sim"
                 " FROM search_cache WHERE partition = ANY(%(parts)s) AND kind = %(kind)s"
                 " AND params_key = %(params)s AND expires_at > now() AND embedding IS NOT NULL"
-                " ORDER BY embedding <=> %(emb)s::vector LIMIT 1",
+                " ORDER BY embedding <=> %(emb)s::vector LIMIT %(limit)s",
                 {"emb": _vector(embedding), "parts": partitions, "kind": request.kind,
-                 "params": request.params_key()})
-            row = await cur.fetchone()
-        if row is None or float(row["sim"]) < threshold:
-            return None
-        return CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]),
-                        query_norm=row["query_norm"])
+                 "params": request.params_key(), "limit": max(1, limit)})
+            rows = await cur.fetchall()
+        return [CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]),
+                         query_norm=row["query_norm"]) for row in rows if float(row["sim"]) >= threshold]
 
     async def put(self, partition: str, provider: str, request: SearchRequest, query_norm: str,
                   embedding: list[float] | None, response: dict[str, Any], ttl_s: int) -> None:

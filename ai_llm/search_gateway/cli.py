@@ -77,13 +77,39 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                                                         "typically answers in ~0.5–2 s)")] = 800.0,
         cost_per_call: Annotated[float, typer.Option(help="simulated provider price per call (USD)")] = 0.008,
         paraphrases: Annotated[int, typer.Option(help="paraphrased questions replayed")] = 50,
-        threshold: Annotated[float, typer.Option(help="semantic-cache similarity threshold")] = 0.93,
+        threshold: Annotated[float | None, typer.Option(
+            help="semantic-cache similarity threshold (default: search_config.yaml's)")] = None,
         limit: Annotated[int | None, typer.Option(help="use only the first N questions")] = None,
+        pairs: Annotated[Path | None, typer.Option(
+            help="instead: semantic-cache precision on labelled query pairs (JSONL {a, b, same, kind?, lang?}): "
+                 "wrong hits and same-hit rate, with the same-request guard and cosine-only")] = None,
+        baseline_threshold: Annotated[list[float] | None, typer.Option(
+            help="with --pairs: also run a cosine-only gateway at this threshold (repeatable; e.g. 0.93, "
+                 "the policy before the same-request guard)")] = None,
+        show_errors: Annotated[bool, typer.Option(help="with --pairs: list wrong hits and missed same pairs "
+                                                       "(for tuning on a dev split only)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
     ) -> None:
-        """Warm vs cold latency through MCP, hit rates on a replayed workload, cost, and depth recall."""
-        from ai_llm.search_gateway.benchmark import run_benchmark
+        """Warm vs cold latency through MCP, hit rates on a replayed workload, cost, and depth recall;
+        with --pairs, the semantic cache's wrong hits on labelled query pairs."""
+        if pairs is not None:
+            from ai_llm.search_gateway import pairs_benchmark
 
+            try:
+                pair_report = pairs_benchmark.run_pairs_benchmark(
+                    pairs, threshold=threshold, baseline_thresholds=tuple(baseline_threshold or ()),
+                    show_errors=show_errors)
+            except pairs_benchmark.PairFileError as exc:
+                typer.echo(str(exc), err=True)
+                raise typer.Exit(2) from exc
+            _emit(pair_report, as_json, pairs_benchmark.pairs_text(pair_report))
+            return
+
+        from ai_llm.search_gateway.benchmark import run_benchmark
+        from ai_llm.search_gateway.config import load_config
+
+        if threshold is None:
+            threshold = load_config().cache.semantic_threshold
         if not data.is_file():
             typer.echo(f"not found: {data}", err=True)
             raise typer.Exit(2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 from ai_llm.common.db import Database, migrate, resolve_database_url
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
 from ai_llm.common.settings import Settings
-from ai_llm.search_gateway.cache import SearchCache
+from ai_llm.search_gateway import query_match
+from ai_llm.search_gateway.cache import CacheHit, SearchCache
 from ai_llm.search_gateway.config import GatewayConfig, load_config, resolve_chain
 from ai_llm.search_gateway.fetch import PageFetcher
 from ai_llm.search_gateway.models import (
@@ -128,6 +130,9 @@ class SearchGateway:
         """Open the shared database (cache + telemetry) and the embeddings adapter; degrade, never fail."""
         if self.embeddings is None and self.config.cache.semantic:
             self.embeddings = make_embeddings(self.settings)
+        if self.config.cache.semantic and self.config.cache.semantic_guard:
+            # Load the Korean analyser of the same-request check now, not during the first Korean search.
+            threading.Thread(target=self._warm_query_match, name="query-match-warm-up", daemon=True).start()
         if self.db is None and self.config.cache.enabled:
             try:
                 url, self._pg_server = await asyncio.to_thread(resolve_database_url, self.settings)
@@ -138,6 +143,13 @@ class SearchGateway:
             except Exception as exc:  # the gateway still answers searches without cache and telemetry
                 log.warning("search cache and telemetry disabled: database unavailable (%s)", exc)
                 self.db = None
+
+    @staticmethod
+    def _warm_query_match() -> None:
+        try:
+            query_match.warm_up()
+        except Exception as exc:  # Korean queries then get no semantic hits (the check raises): log it once
+            log.warning("Korean analyser unavailable, no semantic cache hits for Korean queries: %s", exc)
 
     # --- background writes (telemetry, hit counters): off the response path, in order ---------------------
     def _later(self, make: Any) -> None:
@@ -255,8 +267,10 @@ class SearchGateway:
                 if hit is None:
                     embedding = await self._embed(request.query)
                     if embedding is not None:
-                        hit = await cache.get_semantic(partitions, request, embedding,
-                                                       self.config.cache.semantic_threshold)
+                        candidates = await cache.get_semantic(partitions, request, embedding,
+                                                              self.config.cache.semantic_threshold,
+                                                              self.config.cache.semantic_candidates)
+                        hit = self._pick_semantic(request.query, candidates)
                         kind = "semantic"
                 if hit is not None:
                     found = hit
@@ -276,6 +290,18 @@ class SearchGateway:
                 except Exception as exc:
                     log.warning("cache store failed: %s", exc)
         return response
+
+    def _pick_semantic(self, query: str, candidates: list[CacheHit]) -> CacheHit | None:
+        """The nearest candidate that asks the same thing as `query` (any nearest one without the guard)."""
+        if not self.config.cache.semantic_guard:
+            return candidates[0] if candidates else None
+        for candidate in candidates:
+            match = query_match.compare(candidate.query, query)
+            if match.same:
+                return candidate
+            log.debug("semantic candidate %r (similarity %.3f) refused for %r: %s", candidate.query,
+                      candidate.similarity, query, match.reason)
+        return None
 
     def _from_cache(self, request: SearchRequest, hit: Any, kind: str, partitions: list[str]) -> SearchResponse:
         results = [SearchResult(**r) for r in hit.response.get("results", [])][: request.max_results]

@@ -68,6 +68,46 @@ async def test_semantic_hit_on_a_paraphrase_but_not_on_another_question(
     assert different["cache"] == "miss" and gw.local.calls == calls + 1  # type: ignore[union-attr]
 
 
+GDP_FX_PAGES = [
+    *PAGES,
+    {"url": "https://example.org/korea-gdp", "title": "Korea GDP growth rate",
+     "content": "Korea's GDP growth rate was 1.4 percent in 2023 and 2.0 percent in 2024."},
+    {"url": "https://example.kr/fx", "title": "원달러 환율과 원엔 환율",
+     "content": "오늘 원달러 환율은 1,380원, 원엔 환율은 100엔당 910원이다."},
+]
+
+
+async def test_semantic_cache_serves_a_paraphrase_but_not_a_near_miss(
+        tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings) -> None:
+    gw = _gateway(tmp_path, settings, db, embeddings,
+                  "chain: [local]\ncache: {semantic_threshold: 0.85, embed_timeout_s: 120}\n", GDP_FX_PAGES)
+    paraphrase = "What was the Korea GDP growth rate in 2023?"
+    assert (await gw.search(paraphrase))["cache"] == "miss"
+    calls = gw.local.calls  # type: ignore[union-attr]
+    # cosine 0.90 to the cached paraphrase, another year: asked from the provider, then cached too
+    near_miss = await gw.search("Korea GDP growth rate 2024")
+    assert near_miss["cache"] == "miss" and gw.local.calls == calls + 1  # type: ignore[union-attr]
+    # nearest cached query: the 2024 one (cosine 0.98), refused; the next candidate asks the same thing
+    asked = await gw.search("Korea GDP growth rate 2023")
+    assert asked["cache"] == "semantic" and asked["cached_query"] == paraphrase
+    assert gw.local.calls == calls + 1  # type: ignore[union-attr]
+
+    assert (await gw.search("원달러 환율 오늘"))["cache"] == "miss"
+    other_currency = await gw.search("원엔 환율 오늘")  # cosine 0.92
+    assert other_currency["cache"] == "miss"
+    particles = await gw.search("오늘의 원달러 환율 좀 알려줘")
+    assert particles["cache"] == "semantic" and particles["cached_query"] == "원달러 환율 오늘"
+
+
+async def test_without_the_guard_cosine_alone_serves_the_near_miss(
+        tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings) -> None:
+    gw = _gateway(tmp_path, settings, db, embeddings, "chain: [local]\ncache: {semantic_threshold: 0.93, "
+                  "semantic_guard: false, embed_timeout_s: 120}\n", GDP_FX_PAGES)
+    await gw.search("Korea GDP growth rate 2023")
+    wrong = await gw.search("Korea GDP growth rate 2024")
+    assert wrong["cache"] == "semantic" and wrong["cached_query"] == "Korea GDP growth rate 2023"
+
+
 async def test_fallback_on_error_rate_limit_timeout_and_empty(tmp_path: Path, settings: Settings, db: Database,
                                                              fake_api: FakeAPI) -> None:
     fake_api.json_route("/search", {"error": "boom"}, status=500)
