@@ -1,4 +1,4 @@
-"""File records in Postgres (`file_records`, migration 0004)."""
+"""File records in Postgres (`file_records`, migrations 0004 and 0007)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ import psycopg
 from ai_llm.common.db import Database
 
 INDEXING, INDEXED, SKIPPED, ERROR = "indexing", "indexed", "skipped", "error"
+#: What a stored file is: a person's upload, or a report the hub wrote from earlier answers.
+UPLOAD, REPORT = "upload", "report"
+SOURCE_KINDS = (UPLOAD, REPORT)
 _COLUMNS = ("id, name, stored_name, size, content_type, sha256, uploaded_at, index_status, index_error, "
-            "chunks, storage_ref")
+            "chunks, storage_ref, source_kind")
 
 
 class DuplicateName(Exception):
@@ -35,6 +38,7 @@ class FileRecord:
     index_error: str | None
     chunks: int
     storage_ref: str
+    source_kind: str = UPLOAD
 
     @property
     def download_url(self) -> str:
@@ -44,7 +48,7 @@ class FileRecord:
         return {"id": self.id, "name": self.name, "size": self.size, "content_type": self.content_type,
                 "sha256": self.sha256, "uploaded_at": self.uploaded_at.isoformat(),
                 "index_status": self.index_status, "index_error": self.index_error, "chunks": self.chunks,
-                "storage_ref": self.storage_ref, "download_url": self.download_url}
+                "storage_ref": self.storage_ref, "download_url": self.download_url, "source_kind": self.source_kind}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FileRecord:
@@ -68,10 +72,10 @@ class FileRecords:
         """Insert; `DuplicateName` when the name is taken (the caller picks the next suffix)."""
         try:
             await self.db.execute(
-                f"INSERT INTO file_records ({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                f"INSERT INTO file_records ({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (record.id, record.name, record.stored_name, record.size, record.content_type, record.sha256,
                  record.uploaded_at, record.index_status, record.index_error, record.chunks,
-                 record.storage_ref))
+                 record.storage_ref, record.source_kind))
         except psycopg.errors.UniqueViolation as exc:
             if "name" in str(exc.diag.constraint_name or ""):
                 raise DuplicateName(record.name) from exc

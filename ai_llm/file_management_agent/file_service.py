@@ -24,6 +24,8 @@ from ai_llm.file_management_agent.file_records import (
     INDEXED,
     INDEXING,
     SKIPPED,
+    SOURCE_KINDS,
+    UPLOAD,
     DuplicateName,
     FileRecord,
     FileRecords,
@@ -54,6 +56,10 @@ class FileError(Exception):
 
 class BadFileName(FileError):
     code = "invalid_name"
+
+
+class BadSourceKind(FileError):
+    code = "invalid_source_kind"
 
 
 class EmptyFile(FileError):
@@ -119,12 +125,16 @@ class FileService:
         self.index_runs = 0  # indexing attempts finished (tests and telemetry)
 
     # -- upload ---------------------------------------------------------------------------
-    async def upload(self, name: str, chunks: AsyncIterable[bytes], declared_size: int | None = None) -> UploadResult:
+    async def upload(self, name: str, chunks: AsyncIterable[bytes], declared_size: int | None = None,
+                     source_kind: str = UPLOAD) -> UploadResult:
         """Stream `chunks` into the store as `name`; indexing starts in the background.
 
         The size limit is enforced while reading (nothing over the limit is kept), the type is decided
-        by content, a taken name gets a ` (n)` suffix.
+        by content, a taken name gets a ` (n)` suffix. `source_kind` is `upload` (a person's document) or
+        `report` (the hub's own report); it is recorded and sent to the RAG index with the document.
         """
+        if source_kind not in SOURCE_KINDS:
+            raise BadSourceKind(f"source_kind must be one of {', '.join(SOURCE_KINDS)}, not {source_kind!r}")
         try:
             clean = sanitize_name(name)
         except InvalidFileName as exc:
@@ -165,7 +175,7 @@ class FileService:
         record = FileRecord(id=file_id, name=detected.name, stored_name=key, size=size,
                             content_type=detected.content_type, sha256=sha256, uploaded_at=datetime.now(UTC),
                             index_status=INDEXING, index_error=None, chunks=0,
-                            storage_ref=self.store.storage_ref(key))
+                            storage_ref=self.store.storage_ref(key), source_kind=source_kind)
         try:
             await self._insert_with_free_name(record)
         except BaseException:
@@ -176,13 +186,13 @@ class FileService:
         self.start_indexing(record.id)
         return UploadResult(record, notices, duplicates)
 
-    async def upload_bytes(self, name: str, data: bytes) -> UploadResult:
+    async def upload_bytes(self, name: str, data: bytes, source_kind: str = UPLOAD) -> UploadResult:
         """Upload from memory (A2A `content_b64`, reports)."""
 
         async def one() -> Any:
             yield data
 
-        return await self.upload(name, one(), len(data))
+        return await self.upload(name, one(), len(data), source_kind)
 
     def _too_large_message(self) -> str:
         return f"the file is larger than the upload limit of {self.max_bytes / (1024 * 1024):g} MB"
@@ -215,7 +225,7 @@ class FileService:
                 content = None if path is not None else await self.store.read_all(record.stored_name)
                 result = await self.index.index(storage_ref=record.storage_ref, file_name=record.name,
                                                 file_url=record.download_url, file_id=record.id, path=path,
-                                                content=content)
+                                                content=content, source_kind=record.source_kind)
             except (IndexUnavailable, StoreError) as exc:
                 await self.records.set_index(file_id, ERROR, f"indexing failed: {exc}")
             except Exception as exc:  # never leave a record stuck in `indexing`

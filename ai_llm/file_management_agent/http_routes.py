@@ -82,7 +82,8 @@ def file_routes(service_of: Callable[[], FileService]) -> list[Route]:
             return _error(400, "missing_name", "give the original file name as ?name=")
         declared = request.headers.get("content-length")
         result = await service_of().upload(name, request.stream(),
-                                           int(declared) if declared and declared.isdigit() else None)
+                                           int(declared) if declared and declared.isdigit() else None,
+                                           request.query_params.get("source_kind") or "upload")
         return JSONResponse(result.to_dict(), status_code=201,
                             headers={"Location": f"/files/{result.record.id}"})
 

@@ -45,10 +45,12 @@ class RagIndex:
         return reply.data
 
     async def index(self, *, storage_ref: str, file_name: str, file_url: str, file_id: str,
-                    path: Path | None = None, content: bytes | None = None) -> IndexResult:
-        """Index one document by `path` (local store) or by its bytes (`content_b64`)."""
+                    path: Path | None = None, content: bytes | None = None,
+                    source_kind: str = "upload") -> IndexResult:
+        """Index one document by `path` (local store) or by its bytes (`content_b64`); `source_kind`
+        (`upload` or `report`) says whether it is a person's document or the hub's own report."""
         document: dict[str, Any] = {"storage_ref": storage_ref, "file_name": file_name, "file_url": file_url,
-                                    "file_id": file_id}
+                                    "file_id": file_id, "source_kind": source_kind}
         if path is not None:
             document["path"] = str(path)
         else:

@@ -1,5 +1,5 @@
-"""Saves report files through the file-management agent's HTTP store (`POST /files?name=`), so they are
-listed, indexed and downloadable like any uploaded file."""
+"""Saves report files through the file-management agent's HTTP store (`POST /files?name=&source_kind=report`),
+so they are listed, indexed and downloadable like any uploaded file, and tagged as the hub's own reports."""
 
 from __future__ import annotations
 
@@ -25,11 +25,12 @@ class FileStoreClient:
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.timeout_s = timeout_s
 
-    async def save(self, name: str, content: bytes) -> dict[str, Any]:
-        """Store `content` as `name`; returns the file record."""
+    async def save(self, name: str, content: bytes, source_kind: str = "report") -> dict[str, Any]:
+        """Store `content` as `name`, tagged `source_kind` (a report by default); returns the file record."""
         try:
             async with httpx.AsyncClient(headers=self.headers, timeout=self.timeout_s) as http:
-                response = await http.post(f"{self.url}/files", params={"name": name}, content=content)
+                response = await http.post(f"{self.url}/files", params={"name": name, "source_kind": source_kind},
+                                           content=content)
         except httpx.HTTPError as exc:
             raise ReportSaveError(f"the file-management agent is unreachable at {self.url}: {exc}") from exc
         if response.status_code >= 400:

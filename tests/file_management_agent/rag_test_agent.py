@@ -65,7 +65,8 @@ async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
                 continue
             chunks = [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)]
             DOCS[ref] = {"hash": digest, "chunks": chunks, "file_name": doc["file_name"],
-                         "file_url": doc["file_url"], "file_id": doc.get("file_id")}
+                         "file_url": doc["file_url"], "file_id": doc.get("file_id"),
+                         "source_kind": doc.get("source_kind")}
             await progress(f"indexed {len(chunks)} chunks", stage="saving")
             results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "success",
                             "chunks": len(chunks), "reason": None})
@@ -80,7 +81,7 @@ async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
         return AgentReply("updated", {"status": "ok", "updated_chunks": len(doc["chunks"]) if doc else 0})
     words = [w for w in request.text.lower().split() if len(w) > 2]
     sources = [{"type": "file", "file_name": d["file_name"], "file_id": d["file_id"], "storage_ref": ref,
-                "file_url": d["file_url"], "pages": [], "score": 1.0}
+                "file_url": d["file_url"], "pages": [], "score": 1.0, "source_kind": d["source_kind"]}
                for ref, d in DOCS.items() if any(w in " ".join(d["chunks"]).lower() for w in words)]
     return AgentReply("found" if sources else "nothing", {"status": "ok" if sources else "no_result",
                                                          "sources": sources})

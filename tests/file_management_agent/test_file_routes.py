@@ -258,3 +258,21 @@ async def test_a_restart_resumes_interrupted_indexing_and_clears_spools(deps: Hu
         assert list((root / ".incoming").iterdir()) == []
         record = await agent.wait_indexed(created["id"])
         assert record["index_status"] in ("indexed", "skipped") and record["chunks"] > 0
+
+
+async def test_reports_are_tagged_in_the_records_and_the_index(deps: HubDeps, test_rag: Child) -> None:
+    await clear_records(deps.db)
+    async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
+        upload = (await agent.upload("vial notes.md", b"# Vials\nopened multi-dose vials tagged upload")).json()
+        report = (await agent.http.post("/files", params={"name": "vial report.md", "source_kind": "report"},
+                                        content=b"# Report\nopened multi-dose vials tagged report")).json()
+        assert upload["source_kind"] == "upload" and report["source_kind"] == "report"
+        await agent.wait_indexed(report["id"])
+        await agent.wait_indexed(upload["id"])
+        listed = {r["id"]: r["source_kind"] for r in (await agent.http.get("/files")).json()}
+        assert listed == {upload["id"]: "upload", report["id"]: "report"}
+        # The tag travelled with the `index_document` call (`documents[].source_kind`).
+        found = {s["file_id"]: s["source_kind"] for s in (await _search(test_rag, "multi-dose vials"))["sources"]}
+        assert found[upload["id"]] == "upload" and found[report["id"]] == "report"
+        refused = await agent.http.post("/files", params={"name": "x.md", "source_kind": "secret"}, content=b"x")
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_source_kind"

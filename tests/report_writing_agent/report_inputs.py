@@ -1,5 +1,6 @@
 """Inputs of the report tests: a HYBRID plan's earlier results built from a real PDF's pages (the RAG
-step) and web pages (the web step), in the shape the orchestrator sends (`previous_results`)."""
+step) and web pages (the web step), and a saved answer ("이 답변을 보고서로 저장해줘" after the RAG agent's
+offline answer), in the shape the orchestrator sends (`previous_results`)."""
 
 from __future__ import annotations
 
@@ -38,4 +39,22 @@ def hybrid_results() -> list[dict[str, Any]]:
 
 
 def expected_reference_texts() -> list[str]:
-    return [PDF_NAME, "/api/files/f1/download", *[s["url"] for s in WEB_SOURCES]]
+    return [PDF_NAME, "p.5–7", *[s["url"] for s in WEB_SOURCES]]
+
+
+VIAL_SENTENCE = ("Multi-dose vials are dated by HCP when they are first opened and discarded within 28 days unless "
+                 "the manufacturer specifies a different (shorter or longer) date for that opened vial.")
+VIAL_QUESTION = {"ko": "다회용 바이알을 개봉한 후 얼마나 오래 사용할 수 있나요?",
+                 "en": "Once a multi-dose vial has been opened, how long can we keep using it?"}
+SAVE_INSTRUCTION = "이 답변을 보고서로 저장해줘"
+
+
+def saved_answer_results(question: str) -> list[dict[str, Any]]:
+    """The orchestrator's `previous_results` for "save this answer as a report" after the RAG agent's
+    offline answer to `question` (page 33 of the CDC guide), indexed from a server path (`file://`)."""
+    text = (f"📄 [사내 문서 기반]\n\n문서에서 찾은 답변입니다:\n\n> {VIAL_SENTENCE}\n> — {PDF_NAME}, p.33\n\n"
+            f"**출처:**\n- **{PDF_NAME}** (p.33)")
+    source = {"type": "file", "file_name": PDF_NAME, "file_id": None, "pages": [33], "page_label": "p.33",
+              "storage_ref": f"/srv/hub/pdfs/{PDF_NAME}", "file_url": f"file:///srv/hub/pdfs/{PDF_NAME}",
+              "score": 0.81, "agent": "internal_rag"}
+    return [{"agent": "orchestrator", "text": text, "question": question, "data": {"sources": [source]}}]

@@ -1,5 +1,6 @@
 """The report agent as a real process: writes a HYBRID report, saves Markdown + DOCX through a real
-file-agent process (which indexes them via a real RAG-contract agent process), links them for download."""
+file-agent process (which indexes them via a real RAG-contract agent process, tagged `source_kind: report`),
+links them for download."""
 
 from __future__ import annotations
 
@@ -64,6 +65,12 @@ async def test_report_is_saved_listed_and_downloadable(agent_processes: AgentPro
                 break
             await asyncio.sleep(0.05)
         assert statuses == {"indexed"}
+        # Tagged as the hub's own reports in the records and in the index call (`documents[].source_kind`).
+        assert {r["source_kind"] for r in (await http.get("/files")).json()} == {"report"}
+    found = await RemoteAgent(test_rag.url or "", name="internal_rag").ask(
+        "hand hygiene", data={"skill": "search_documents"})
+    assert {s["source_kind"] for s in found.data["sources"] if s["file_id"] in {md_file["id"], docx_file["id"]}} \
+        == {"report"}
 
     empty = await agent.ask("보고서 작성해줘", data={"skill": "write_report", "previous_results": []})
     assert empty.status == "no_result" and "보고할 내용이 없습니다" in empty.text

@@ -84,7 +84,8 @@ async def test_offline_hybrid_report_cites_documents_and_web_pages() -> None:
     document = _docx_text(to_docx(report))
     for text in expected_reference_texts():
         assert text in markdown and text in document
-    assert re.search(r"^## 참고 자료$", markdown, re.M) and "p.5–7" in document
+    assert re.search(r"^## 참고 문헌$", markdown, re.M) and "p.5–7" in document
+    assert "/api/files/" not in markdown and "/api/files/" not in document  # a file is cited by name and page
     assert report.title.endswith("보고서") and "작성해줘" not in report.title
 
 
@@ -134,7 +135,11 @@ async def test_llm_writes_prose_from_the_inputs_and_cannot_add_sources() -> None
 
 @pytest.mark.parametrize("instruction, topic", [
     ("외래 감염 예방에 대한 보고서 작성해줘", "외래 감염 예방"),
+    ("외래 감염 예방과 손 위생에 대한 보고서 작성해줘", "외래 감염 예방과 손 위생"),
     ("write a report on hand hygiene", "hand hygiene"),
+    ("이 답변을 보고서로 저장해줘", ""),  # no subject of its own: the title comes from the question
+    ("save this answer as a report", ""),
+    ("위 결과로 보고서 작성해줘", ""),
 ])
 def test_topic_is_the_subject_without_request_words(instruction: str, topic: str) -> None:
     assert topic_of(instruction) == topic
@@ -146,4 +151,4 @@ async def test_unreachable_file_store_still_returns_the_report() -> None:
                         Progress("report_writing"))
     assert reply.data["status"] == "error" and reply.data["files"] == []
     assert "unreachable" in reply.data["error"] and WEB_SOURCES[0]["url"] in reply.text
-    assert "## 참고 자료" in reply.text  # the whole Markdown report is in the answer
+    assert "## 참고 문헌" in reply.text  # the whole Markdown report is in the answer
