@@ -164,6 +164,8 @@ def source_section(sources: Sequence[dict[str, Any]], language: str) -> str:
     for s in sources:
         label = f" ({s['page_label']})" if s["page_label"] else ""
         lines.append(f"- **{s['file_name'] or s['storage_ref']}**{label}")
+        if s.get("file_url"):  # the download link (never a server path: see `_public_url`)
+            lines.append(f"  {msg('location', language)}: {s['file_url']}")
     return "\n".join(lines)
 
 
@@ -367,6 +369,8 @@ class RagAgent:
         language = state["language"]
         data: dict[str, Any] = {"queries": outcome.queries, "max_score": round(evidence.best_coverage, 4),
                                 "question": state["question"]}
+        if state.get("context"):
+            data["context"] = state["context"]  # the earlier turn a follow-up was searched with
         if not evidence.answerable(self.settings.rag_min_evidence):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)}

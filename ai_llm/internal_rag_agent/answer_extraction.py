@@ -31,11 +31,12 @@ SIMILARITY_WEIGHT = 0.3
 #: Score factor of a short line without final punctuation (a heading, a table cell).
 HEADING_PENALTY = 0.75
 MIN_SENTENCE_CHARS = 12
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SENTENCE_END = re.compile(r"[.!?다요음함됨임)]\s*$")
 #: Chunks whose sentences are considered.
 CHUNKS_CONSIDERED = 6
 #: A second or third quoted sentence must score at least this share of the best one.
-FOLLOWER_SHARE = 0.8
+FOLLOWER_SHARE = 0.7
 _QUANTITY = re.compile(r"\b(how (long|many|much|often|old|far|big|large|soon)|what (percentage|proportion|number|"
                        r"size|year|date)|when|which year|at least|maximum|minimum)\b|몇|얼마|언제|기간|횟수|비율|"
                        r"금액|예산|연도|최대|최소", re.I)
@@ -158,7 +159,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             score = 0.55 * own + 0.2 * coverage(query, window_terms, stats) + 0.25 * chunk.relevance / best_relevance
             if similarity and sentence in similarity:
                 score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * _rescale(similarity[sentence])
-            if not _SENTENCE_END.search(sentence) and len(sentence) < 80:
+            if not _SENTENCE_END.search(sentence) and len(sentence) < 80 and not _HANGUL.search(sentence):
                 score *= HEADING_PENALTY  # a heading or a table cell names the topic but answers nothing
             if wants_number and _DIGIT.search(sentence):
                 score += 0.08

@@ -110,8 +110,9 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
         with_text += 1
         for key in {_line_key(line) for line in edge[:3] + edge[-3:]}:
             counts[key] = counts.get(key, 0) + 1
-    floor = max(3, int(0.3 * with_text))
-    return {key for key, n in counts.items() if n >= floor and len(key) > 1}
+    # Headers and footers are short and repeat over many pages; a short document has none worth guessing.
+    floor = max(4, int(0.3 * with_text))
+    return {key for key, n in counts.items() if n >= floor and 1 < len(key) <= 100}
 
 
 def _typical_length(lines: list[str]) -> float:
@@ -186,8 +187,17 @@ def rebuild_pages(pages: list[str]) -> list[str]:
     split = [page.split("\n") for page in pages]
     running = _running_lines(split)
     vocabulary = {w.lower() for page in pages for w in _WORD_CHARS.findall(page) if len(w) > 3}
-    return [_rebuild_page(lines, running, vocabulary) if any(line.strip() for line in lines) else ""
-            for lines in split]
+    rebuilt = [_rebuild_page(lines, running, vocabulary) if any(line.strip() for line in lines) else ""
+               for lines in split]
+    # A sentence that runs over a page break is kept whole on the page where it starts.
+    for i in range(1, len(rebuilt)):
+        previous, current = rebuilt[i - 1], rebuilt[i]
+        if not previous or not current or not current[:1].islower() or _TERMINAL.search(previous):
+            continue
+        head, _, rest = current.partition("\n")
+        joined = previous[:-1] + head if previous.endswith("-") and previous[-2:-1].isalpha() else f"{previous} {head}"
+        rebuilt[i - 1], rebuilt[i] = joined, rest
+    return rebuilt
 
 
 def _assemble(pages: list[str], markers: bool) -> ParsedDocument:
