@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, coverage
-from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
+from ai_llm.internal_rag_agent.rag_search_service import REPORT_FACTOR, RankedChunk
 
 #: Check the asked-for kind of value in the sentence and the next one only (else in the ±1 window).
 SENTENCE_TYPE_CHECK = True
@@ -31,6 +31,8 @@ SIMILARITY_WEIGHT = 0.3
 #: Score factor of a short line without final punctuation (a heading, a table cell).
 HEADING_PENALTY = 0.75
 MIN_SENTENCE_CHARS = 12
+#: Two sentences sharing this share of the shorter one's words are one sentence quoted twice.
+DUPLICATE_SHARE = 0.8
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SENTENCE_END = re.compile(r"[.!?다요음함됨임)]\s*$")
 #: Chunks whose sentences are considered.
@@ -89,6 +91,7 @@ UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
          r"소비\s*전류|전압|지연\s*시간|주파수", r"\d"),
         (r"\bdefault (value|setting)s?\b|기본\s*값|초기\s*값|디폴트", r"\d|\b(enabled|disabled|true|false)\b"),
         (r"\b(maximum|minimum)\b|최대|최소|최고|최저", r"\d"),
+        (r"\btemperature\b|\bdegrees?\b|온도|몇\s*도\b", r"\d+\s*(°|º|degrees?|℃|℉|도)"),
     ]]
 
 
@@ -159,6 +162,8 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             score = 0.55 * own + 0.2 * coverage(query, window_terms, stats) + 0.25 * chunk.relevance / best_relevance
             if similarity and sentence in similarity:
                 score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * _rescale(similarity[sentence])
+            if chunk.hit.source_kind == "report":
+                score *= REPORT_FACTOR  # a sentence the hub quoted into a report: its original comes first
             if not _SENTENCE_END.search(sentence) and len(sentence) < 80 and not _HANGUL.search(sentence):
                 score *= HEADING_PENALTY  # a heading or a table cell names the topic but answers nothing
             if wants_number and _DIGIT.search(sentence):
@@ -176,13 +181,16 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     candidates.sort(key=lambda q: q.score, reverse=True)
     best = candidates[0]
     chosen = [best]
-    seen = {_key(best.text)}
+    seen = [_words(best.text)]
+    # Candidates are best first, and a report's copy of a sentence scores below the original, so a duplicate
+    # dropped here is the report's.
     for quote in candidates[1:]:
         if len(chosen) == max_sentences or quote.score < FOLLOWER_SHARE * best.score:
             break
-        if _key(quote.text) in seen:
-            continue
-        seen.add(_key(quote.text))
+        words = _words(quote.text)
+        if any(len(words & other) >= DUPLICATE_SHARE * min(len(words), len(other)) for other in seen):
+            continue  # the same sentence, or a copy quoting it
+        seen.append(words)
         chosen.append(quote)
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     return Evidence(chosen, max(c.window_coverage for c in candidates[:5]))
@@ -192,5 +200,5 @@ def _rescale(similarity: float) -> float:
     return max(0.0, min(1.0, (similarity - 0.2) / 0.6))
 
 
-def _key(text: str) -> str:
-    return re.sub(r"\W+", "", text.lower())
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))

@@ -43,6 +43,7 @@ class DocumentInput:
     file_id: str | None = None
     path: str | None = None
     content_b64: str | None = None
+    source_kind: str | None = None  # "report" when the hub wrote the document (ranked below originals)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> DocumentInput:
@@ -137,7 +138,8 @@ class IndexingService:
             tokens = await tokens_task
             rows = [StoredChunk(storage_ref=doc.storage_ref, chunk_index=p.index, content=p.content, pages=p.pages,
                                 tokens=terms, embedding=v, content_hash=content_hash,
-                                file_name=doc.file_name, file_id=doc.file_id, file_url=doc.file_url)
+                                file_name=doc.file_name, file_id=doc.file_id, file_url=doc.file_url,
+                                source_kind="report" if doc.source_kind == "report" else "upload")
                     for p, v, terms in zip(pieces, vectors, tokens, strict=True)]
             await emit("saving", chunks=len(rows))
             written = await self.store.replace_document(doc.storage_ref, rows)

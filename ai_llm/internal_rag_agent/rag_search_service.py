@@ -44,6 +44,8 @@ CANDIDATES_PER_LIST = 20
 #: Weights of the normalised BM25 and cosine scores in a chunk's score (tuned on the dev split).
 TERM_WEIGHT = 0.65
 VECTOR_WEIGHT = 0.35
+#: Score factor of the hub's own generated reports: originals rank above a report quoting them.
+REPORT_FACTOR = 0.8
 #: Cosine similarities are rescaled from [SIM_FLOOR, SIM_CEIL] to [0, 1] (MiniLM: unrelated text ≈ 0.1–0.3).
 SIM_FLOOR = 0.2
 SIM_CEIL = 0.8
@@ -217,6 +219,8 @@ class RagSearchService:
         for entry in fused.values():
             entry.relevance = round((1 - vector_weight) * entry.term_score / best_term
                                     + vector_weight * rescale_similarity(entry.vector_score), 4)
+            if entry.hit.source_kind == "report":
+                entry.relevance = round(entry.relevance * REPORT_FACTOR, 4)
         ranked = sorted(fused.values(), key=lambda c: (c.relevance, c.term_score), reverse=True)[:top_k]
         max_score = max((c.relevance for c in ranked), default=0.0)
         timings["total"] = (time.perf_counter() - started) * 1000

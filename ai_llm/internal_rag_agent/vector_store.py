@@ -22,9 +22,10 @@ from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import ANALYSIS_VERSION, TermStats
 
 CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
-                 "embedding", "content_hash", "analysis_version")
+                 "embedding", "content_hash", "analysis_version", "source_kind")
 #: Postgres types of CHUNK_COLUMNS for binary COPY (text COPY would format every float in Python: 6x slower).
-CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text", "text"]
+CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text", "text",
+                      "text"]
 
 
 class VectorStoreError(RuntimeError):
@@ -46,6 +47,7 @@ class StoredChunk:
     file_id: str | None = None
     file_url: str | None = None
     analysis_version: str = ANALYSIS_VERSION
+    source_kind: str = "upload"  # "report" for the hub's own generated reports
 
 
 @dataclass
@@ -61,6 +63,7 @@ class ChunkHit:
     file_id: str | None = None
     file_url: str | None = None
     tokens: str | None = None  # the chunk's analysed terms when the search returned them
+    source_kind: str = "upload"
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -72,7 +75,7 @@ class ChunkHit:
         return cls(storage_ref=row["storage_ref"], chunk_index=int(row["chunk_index"]), content=row["content"],
                    pages=[int(p) for p in (row.get("pages") or [])], score=float(row[score_key]),
                    file_name=row.get("file_name") or "", file_id=row.get("file_id"), file_url=row.get("file_url"),
-                   tokens=row.get("tokens"))
+                   tokens=row.get("tokens"), source_kind=row.get("source_kind") or "upload")
 
 
 class VectorStore(Protocol):
@@ -142,7 +145,7 @@ class PgVectorStore:
                 for c in chunks:
                     await copy.write_row((storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                           c.content, c.pages, c.tokens, np.asarray(c.embedding, dtype=np.float32),
-                                          c.content_hash, c.analysis_version))
+                                          c.content_hash, c.analysis_version, c.source_kind))
         return len(chunks)
 
     async def delete_document(self, storage_ref: str) -> int:
@@ -250,7 +253,7 @@ class SupabaseVectorStore:
         rows = [{"chunk_index": c.chunk_index, "file_name": c.file_name, "file_id": c.file_id,
                  "file_url": c.file_url, "content": c.content, "pages": c.pages, "tokens": c.tokens,
                  "embedding": json.dumps(c.embedding), "content_hash": c.content_hash,
-                 "analysis_version": c.analysis_version} for c in chunks]
+                 "analysis_version": c.analysis_version, "source_kind": c.source_kind} for c in chunks]
         data = await self._rpc("replace_document_chunks", {"p_storage_ref": storage_ref, "p_chunks": rows})
         return int(data or 0)
 

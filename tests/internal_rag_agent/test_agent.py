@@ -201,3 +201,22 @@ async def test_online_llm_writes_the_variants_and_the_answer(deps: Any, corpus: 
                                               "travel approval code", "TRV code for trips", "code approving travel"]
     assert state["reply"].text.startswith("The approval code is TRV-2291.")
     assert [c.purpose for c in llm.calls] == ["rag_query_variants", "rag_generate"]
+
+
+async def test_a_generated_report_never_outranks_the_document_it_quotes(rag_agent: RagAgent) -> None:
+    original, report = unique_ref("orig"), unique_ref("report")
+    sentence = "Badge photos are retaken every four years at the security desk in building C."
+    docs = [DocumentInput(original, "badge_policy.txt", content_b64=base64.b64encode(
+                f"Badge policy. {sentence} Lost badges cost 20 dollars.".encode()).decode()),
+            DocumentInput(report, "report_badges.md", source_kind="report", content_b64=base64.b64encode(
+                f"# Report: badge photos\n\nSummary: {sentence}".encode()).decode())]
+    assert [r.status for r in await rag_agent.indexing.index_many(docs)] == ["success", "success"]
+    try:
+        state, _ = await ask(rag_agent, "How often are badge photos retaken?")
+        reply = state["reply"]
+        assert reply.data["status"] == "ok" and sentence in reply.text
+        assert reply.data["sources"][0]["storage_ref"] == original
+        assert all(q.chunk.hit.storage_ref == original for q in state["evidence"].quotes if sentence in q.text)
+    finally:
+        for ref in (original, report):
+            await rag_agent.indexing.delete(ref)
