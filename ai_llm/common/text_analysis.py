@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ai_llm.common.text import ENGLISH_STOPWORDS, normalize
+from ai_llm.common.text import ENGLISH_STOPWORDS, hangul_bigrams, normalize
 
 #: Bump when the terms produced for the same text change: stored chunks then need `hub reindex`.
 ANALYSIS_VERSION = "2"
@@ -116,6 +116,11 @@ def _korean_terms(tokens: Iterable[Any]) -> list[tuple[int, str]]:
     return out
 
 
+#: How Korean text becomes terms: "kiwi" (morphemes, the default) or "bigrams" (Hangul character bigrams, the
+#: analysis before Kiwi — kept so that `hub eval rag --korean-analysis kiwi,bigrams` measures both in one run).
+KOREAN_ANALYSIS = "kiwi"
+
+
 def analyze(text: str) -> list[str]:
     """The terms of `text` in reading order (see the module docstring)."""
     text = _THOUSANDS.sub(r"\1\2", normalize(text))
@@ -124,7 +129,9 @@ def analyze(text: str) -> list[str]:
         raw = match.group(0)
         if not _HANGUL.match(raw):
             positioned.extend((match.start(), term) for term in _english_terms(raw))
-    if _HANGUL.search(text):
+        elif KOREAN_ANALYSIS == "bigrams":
+            positioned.extend((match.start(), gram) for gram in hangul_bigrams(raw))
+    if _HANGUL.search(text) and KOREAN_ANALYSIS != "bigrams":
         # Kiwi reads the whole text (context decides the analysis); its Latin and digit tokens are skipped
         # because the English path above already produced them.
         with _KIWI_LOCK:

@@ -118,6 +118,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         docs: Annotated[Path, typer.Option(help="folder of PDFs to index (e.g. ../shared/eval-data/pdfs)")],
         qa: Annotated[Path, typer.Option(help="QA JSONL: {id, file, question, answer, pages}")],
         details: Annotated[bool, typer.Option(help="include per-question rows")] = False,
+        korean_analysis: Annotated[str, typer.Option(
+            help="comma-separated Korean analyses to compare in one run: kiwi, bigrams")] = "kiwi",
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Index the PDFs into a temporary database and score page recall, evidence and no-answer handling."""
@@ -126,7 +128,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         if not docs.is_dir() or not qa.is_file():
             typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
             raise typer.Exit(2)
-        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details))
+        modes = [m.strip() for m in korean_analysis.split(",") if m.strip()]
+        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes))
         _emit(result, True if as_json else False,
               None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items() if k != "items"))
 

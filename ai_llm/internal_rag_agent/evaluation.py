@@ -27,12 +27,13 @@ import statistics
 import tempfile
 import time
 import unicodedata
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ai_llm.common import text_analysis
 from ai_llm.common.a2a_server import AgentRequest, free_port
 from ai_llm.common.db import Database, migrate, start_embedded_postgres
 from ai_llm.common.degraded import collect_degraded
@@ -209,14 +210,37 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
     return result
 
 
-async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: bool = False) -> dict[str, Any]:
-    """The whole `hub eval rag` run."""
+async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: bool = False,
+                       korean_analysis: Sequence[str] = ()) -> dict[str, Any]:
+    """The whole `hub eval rag` run.
+
+    Args:
+        korean_analysis: run the whole evaluation once per Korean analysis (`kiwi`, `bigrams`), each on a fresh
+            index, and report each under `by_korean_analysis` (the first is also the top-level result).
+    """
     qa = load_qa(qa_path)
-    async with rag_environment(base) as env:
-        started = time.perf_counter()
-        indexed = await index_directory(env.agent, docs_dir)
-        index_s = time.perf_counter() - started
-        result = await evaluate(env.agent, qa, details)
-    result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason")} for r in indexed]
-    result["index_seconds"] = round(index_s, 2)
-    return result
+    modes = list(korean_analysis) or [text_analysis.KOREAN_ANALYSIS]
+    results: dict[str, dict[str, Any]] = {}
+    default = text_analysis.KOREAN_ANALYSIS
+    try:
+        for mode in modes:
+            if mode not in ("kiwi", "bigrams"):
+                raise ValueError(f"unknown Korean analysis {mode!r}: use kiwi or bigrams")
+            text_analysis.KOREAN_ANALYSIS = mode
+            async with rag_environment(base) as env:
+                started = time.perf_counter()
+                indexed = await index_directory(env.agent, docs_dir)
+                index_s = time.perf_counter() - started
+                result = await evaluate(env.agent, qa, details)
+            result["korean_analysis"] = mode
+            result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason")}
+                                           for r in indexed]
+            result["index_seconds"] = round(index_s, 2)
+            results[mode] = result
+    finally:
+        text_analysis.KOREAN_ANALYSIS = default
+    first = dict(results[modes[0]])
+    if len(modes) > 1:
+        first["by_korean_analysis"] = {mode: {k: v for k, v in r.items() if k != "items"}
+                                       for mode, r in results.items()}
+    return first

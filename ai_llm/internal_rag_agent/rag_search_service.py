@@ -44,6 +44,8 @@ CANDIDATES_PER_LIST = 20
 #: Weights of the normalised BM25 and cosine scores in a chunk's score (tuned on the dev split).
 TERM_WEIGHT = 0.65
 VECTOR_WEIGHT = 0.35
+#: Seconds between two checks for chunks of an older text analysis.
+STALE_CHECK_S = 300.0
 #: Score factor of the hub's own generated reports: originals rank above a report quoting them.
 REPORT_FACTOR = 0.8
 #: Cosine similarities are rescaled from [SIM_FLOOR, SIM_CEIL] to [0, 1] (MiniLM: unrelated text ≈ 0.1–0.3).
@@ -129,6 +131,21 @@ class RagSearchService:
         self.llm = llm
         self.settings = settings
         self._rules = llm if isinstance(llm, LocalEngine) else LocalEngine(None)
+        self._stale_checked_at = -STALE_CHECK_S
+        self._stale = 0
+
+    async def _check_analysis_version(self) -> None:
+        """Say (log and `degraded`) when stored chunks need `hub reindex` for the current text analysis."""
+        check = getattr(self.store, "stale_analysis_chunks", None)
+        if check is not None and time.monotonic() - self._stale_checked_at >= STALE_CHECK_S:
+            self._stale_checked_at = time.monotonic()
+            try:
+                self._stale = await check()
+            except Exception:  # the check is advice; a search must not fail on it
+                self._stale = 0
+        if self._stale:
+            note_degraded("text_analysis", f"{self._stale} chunks were indexed with an older text analysis: run "
+                          "`hub reindex` once to re-analyse them")
 
     def vectors_count_for(self, question: str) -> bool:
         """Whether the question's own vector may rank chunks (see module docstring)."""
@@ -177,6 +194,7 @@ class RagSearchService:
         top_k = top_k or self.settings.rag_top_k
         timings: dict[str, float] = {}
         started = time.perf_counter()
+        await self._check_analysis_version()
         query = await asyncio.to_thread(analyze_query, question, context=context,
                                         expand_similar=self.settings.rag_expand_korean)
         timings["analyze"] = (time.perf_counter() - started) * 1000

@@ -1,7 +1,9 @@
-"""`hub reindex`: re-embed every stored chunk with the configured embedding model.
+"""`hub reindex`: re-embed and re-analyse every stored chunk with the configured model and text analysis.
 
 Used after changing `EMBEDDING_PROVIDER`/`EMBEDDING_MODEL` (the database refuses to start with a model other
-than the one recorded; its error names this command). Every chunk is embedded first, then one transaction
+than the one recorded; its error names this command), and once after an upgrade that changes the text analysis
+(`text_analysis.ANALYSIS_VERSION`: the search terms of every chunk are recomputed from its stored text; the RAG
+agent reports chunks of an older analysis as `degraded: ["text_analysis"]` until then). Every chunk is embedded first, then one transaction
 swaps the vectors in — altering the column and rebuilding the HNSW index when the dimension changes — and the
 new model is recorded with `set_embedding_meta`. Run it while the hub is stopped.
 """
@@ -20,6 +22,7 @@ from psycopg.rows import dict_row
 from ai_llm.common.db import EmbeddingMismatchError, migrate, resolve_database_url, set_embedding_meta
 from ai_llm.common.embeddings import Embeddings, make_embeddings
 from ai_llm.common.settings import Settings
+from ai_llm.common.text_analysis import ANALYSIS_VERSION, index_terms
 
 BATCH = 256
 HNSW_INDEX = "document_chunks_embedding_hnsw"
@@ -48,6 +51,7 @@ async def reindex_database(url: str, embeddings: Embeddings,
         rows = await cur.fetchall()
         old_dimension = await _column_dimension(conn)
         say(f"re-embedding {len(rows)} chunks with {embeddings.model} ({dimension} dims; was {old_dimension})")
+        terms = await asyncio.to_thread(lambda: [index_terms(r["content"]) for r in rows])
         vectors: list[list[float]] = []
         for start in range(0, len(rows), BATCH):
             vectors.extend(await embeddings.embed([r["content"] for r in rows[start:start + BATCH]]))
@@ -67,6 +71,12 @@ async def reindex_database(url: str, embeddings: Embeddings,
                     await copy.write_row((row["id"], Vector(vector)))
             await conn.execute("UPDATE document_chunks c SET embedding = r.embedding, updated_at = now() "
                                "FROM reindex_vectors r WHERE c.id = r.id")
+            await conn.execute("CREATE TEMP TABLE reindex_terms (id bigint PRIMARY KEY, tokens text) ON COMMIT DROP")
+            async with conn.cursor().copy("COPY reindex_terms (id, tokens) FROM STDIN") as copy:
+                for row, tokens in zip(rows, terms, strict=True):
+                    await copy.write_row((row["id"], tokens))
+            await conn.execute("UPDATE document_chunks c SET tokens = r.tokens, analysis_version = %s "
+                               "FROM reindex_terms r WHERE c.id = r.id", (ANALYSIS_VERSION,))
             if changed:
                 await conn.execute("DELETE FROM document_chunks WHERE embedding IS NULL")  # rows added meanwhile
                 await conn.execute("ALTER TABLE document_chunks ALTER COLUMN embedding SET NOT NULL")

@@ -201,6 +201,12 @@ class PgVectorStore:
             lists[int(row["i"]) - 1].append(ChunkHit.from_row(row, "rank"))
         return lists
 
+    async def stale_analysis_chunks(self) -> int:
+        """Chunks whose search terms come from an older text analysis (`hub reindex` recomputes them)."""
+        row = await self.db.fetchone("SELECT count(*) AS n FROM document_chunks WHERE analysis_version <> %s",
+                                     (ANALYSIS_VERSION,))
+        return int(row["n"]) if row else 0
+
     async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
         if not terms:
             return []

@@ -12,6 +12,7 @@ import pytest
 from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.text import tokenize
+from ai_llm.common.text_analysis import index_terms
 from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_database
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk
 from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
@@ -43,10 +44,16 @@ async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmb
     async with Database(own_pg) as db:
         vectors = await embeddings.embed(texts)
         await PgVectorStore(db).replace_document("doc", [
-            StoredChunk("doc", i, t, [i + 1], " ".join(tokenize(t)), [x * 0 for x in v], "h")  # zero vectors
+            # zero vectors, and the search terms of the analysis before Kiwi (bigrams, version "1")
+            StoredChunk("doc", i, t, [i + 1], " ".join(tokenize(t)), [x * 0 for x in v], "h", analysis_version="1")
             for i, (t, v) in enumerate(zip(texts, vectors, strict=True))])
+        assert await PgVectorStore(db).stale_analysis_chunks() == 2
 
         same = await reindex_database(own_pg, embeddings)
+        # The search terms were recomputed with the current analysis (stems, exact identifiers).
+        assert await PgVectorStore(db).stale_analysis_chunks() == 0
+        terms = [r["tokens"] for r in await db.fetch("SELECT tokens FROM document_chunks ORDER BY chunk_index")]
+        assert terms == [index_terms(t) for t in texts] and "hygien" in terms[0].split()
         assert same == {"chunks": 2, "embedding_model": EMBEDDING_MODEL, "dimension": EMBEDDING_DIM,
                         "previous_dimension": EMBEDDING_DIM, "index_rebuilt": False}
         rows = await db.fetch("SELECT chunk_index, embedding FROM document_chunks ORDER BY chunk_index")
