@@ -1,4 +1,10 @@
-"""`hub index`, `hub reindex`, `hub eval rag`, `hub bench rag`."""
+"""`hub index`, `hub reindex`, `hub eval rag`, `hub bench rag`.
+
+`hub index` goes through the file store like an upload from the UI: each file is stored by the file-management
+agent (listed, downloadable and deletable in the file panel), which has the RAG agent index it; the command
+waits for each file's index status. `--local` indexes in this process instead (no hub running; the files are
+then only in the index, under their path).
+"""
 
 from __future__ import annotations
 
@@ -25,8 +31,8 @@ def _documents(paths: list[Path]) -> list[dict[str, Any]]:
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for f in files:
             resolved = f.resolve()
-            docs.append({"storage_ref": str(resolved), "file_name": f.name, "path": str(resolved),
-                         "file_url": resolved.as_uri() if resolved.exists() else None})
+            # No file URL: a server path is never shown as a source (the file store gives a download link).
+            docs.append({"storage_ref": str(resolved), "file_name": f.name, "path": str(resolved)})
     return docs
 
 
@@ -51,18 +57,49 @@ async def _index_local(settings: Settings, docs: list[dict[str, Any]]) -> dict[s
         await deps.close()
 
 
-async def _index_remote(settings: Settings, docs: list[dict[str, Any]]) -> dict[str, Any]:
-    from ai_llm.common.a2a_client import RemoteAgent
-    from ai_llm.common.events import StatusEvent
+def _index_through_file_store(settings: Settings, docs: list[dict[str, Any]],
+                              timeout_s: float = 900.0) -> dict[str, Any]:
+    """Upload each file to the file-management agent and wait until the RAG agent has indexed it."""
+    import time
 
-    remote = RemoteAgent(settings.agent_url("internal_rag"), token=settings.hub_token,
-                         timeout_s=max(settings.agent_timeout_s, 600), name="internal_rag")
+    import httpx
 
-    async def on_status(event: StatusEvent) -> None:
-        typer.echo(event.message, err=True)
-
-    reply = await remote.ask("index", data={"skill": "index_document", "documents": docs}, on_status=on_status)
-    return {"text": reply.text, "data": reply.data}
+    headers = {"Authorization": f"Bearer {settings.hub_token}"} if settings.hub_token else {}
+    results: list[dict[str, Any]] = []
+    waiting: dict[str, dict[str, Any]] = {}
+    with httpx.Client(base_url=settings.agent_url("file_management"), headers=headers, timeout=300) as http:
+        for doc in docs:
+            with open(doc["path"], "rb") as f:
+                response = http.post("/files", params={"name": doc["file_name"]}, content=f)
+            body = response.json() if response.headers.get("content-type", "").startswith("application/json") \
+                else {}
+            if response.status_code >= 400:
+                results.append({"file_name": doc["file_name"], "status": "error",
+                                "reason": body.get("detail") or response.text[:200]})
+                continue
+            typer.echo(f"{doc['file_name']}: stored as {body['name']} ({body['id']}), indexing…", err=True)
+            waiting[body["id"]] = {"file_name": doc["file_name"], "file_id": body["id"], "stored_as": body["name"]}
+        deadline = time.monotonic() + timeout_s
+        while waiting and time.monotonic() < deadline:
+            records = {r["id"]: r for r in http.get("/files").raise_for_status().json()}
+            for file_id in list(waiting):
+                record = records.get(file_id)
+                if record is None or record["index_status"] == "indexing":
+                    continue
+                entry = waiting.pop(file_id)
+                status = {"indexed": "success", "skipped": "skipped"}.get(record["index_status"], "error")
+                results.append({**entry, "status": status, "chunks": record.get("chunks", 0),
+                                "reason": record.get("index_error")})
+            if waiting:
+                time.sleep(0.5)
+    results += [{**entry, "status": "error", "reason": "still indexing after the wait; see `hub files list`"}
+                for entry in waiting.values()]
+    counts = {s: sum(1 for r in results if r["status"] == s) for s in ("success", "skipped", "error")}
+    lines = [f"indexed {counts['success']}, skipped {counts['skipped']}, failed {counts['error']}"]
+    lines += [f"- {r['file_name']}: {r['status']}" + (f" ({r['reason']})" if r.get("reason") else "")
+              for r in results]
+    return {"text": "\n".join(lines), "data": {"status": "ok" if counts["error"] < len(results) else "error",
+                                               "results": results}}
 
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
@@ -72,10 +109,10 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
     def index(
         paths: Annotated[list[Path], typer.Argument(help="files or folders to index")],
         local: Annotated[bool, typer.Option("--local", help="index in this process instead of through the "
-                                                            "running RAG agent")] = False,
+                                                            "running hub's file store")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     ) -> None:
-        """Index documents (PDF, txt, md, docx) through the RAG agent (or in-process with --local)."""
+        """Store and index documents (PDF, txt, md, docx) through the hub's file store (or in-process: --local)."""
         settings = get_settings()
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
@@ -85,12 +122,13 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         if local:
             result = asyncio.run(_index_local(settings, docs))
         else:
-            from ai_llm.common.a2a_client import RemoteAgentError
+            import httpx
 
             try:
-                result = asyncio.run(_index_remote(settings, docs))
-            except RemoteAgentError as exc:
-                typer.echo(f"error: {exc} (start the hub with `hub up`, or use --local)", err=True)
+                result = _index_through_file_store(settings, docs)
+            except httpx.HTTPError as exc:
+                typer.echo(f"error: the file store at {settings.agent_url('file_management')} did not answer "
+                           f"({exc}); start the hub with `hub up`, or use --local", err=True)
                 raise typer.Exit(1) from exc
         _emit(result["data"], as_json, result["text"])
         results = result["data"].get("results") or []

@@ -4,14 +4,17 @@ download link serves the PDF with range requests."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from ai_llm.common.settings import PROJECT_ROOT
+from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.internal_rag_agent.cli import _index_through_file_store
 from backend.chat_client import ChatEvent, stream_chat
 from backend.offline_hub import OfflineHub, upload_and_wait
 from tests.conftest import eval_pdf
@@ -82,3 +85,20 @@ async def test_health_of_the_real_hub(real_hub: OfflineHub) -> None:
     assert body["agents"]["orchestrator"]["url"] == real_hub.urls["orchestrator"]
     assert body["database"]["ok"] and body["search"]["gateway"]["ok"]
     assert body["llm"]["mode"] == "offline"
+
+
+async def test_hub_index_goes_through_the_file_store(real_hub: OfflineHub, tmp_path: Path) -> None:
+    """`hub index` stores the file like an upload: it is listed, indexed, downloadable and deletable."""
+    doc = tmp_path / "cafeteria_notice.md"
+    doc.write_text("The cafeteria closes at 3 pm on Fridays during the summer.", encoding="utf-8")
+    settings = Settings(file_agent_url=real_hub.urls["file_management"], _env_file=None)  # type: ignore[call-arg]
+    result = await asyncio.to_thread(_index_through_file_store, settings,
+                                     [{"file_name": doc.name, "path": str(doc)}])
+    [row] = result["data"]["results"]
+    assert row["status"] == "success" and row["chunks"] >= 1, result
+    async with httpx.AsyncClient(base_url=real_hub.backend_url, timeout=60) as http:
+        listed = {r["id"]: r for r in (await http.get("/api/files")).json()}
+        assert listed[row["file_id"]]["name"] == doc.name and listed[row["file_id"]]["index_status"] == "indexed"
+        download = await http.get(listed[row["file_id"]]["download_url"])
+        assert download.content == doc.read_bytes()
+        assert (await http.delete(f"/api/files/{row['file_id']}")).status_code == 204

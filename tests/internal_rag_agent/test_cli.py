@@ -22,7 +22,7 @@ def hub_app(pg_url: str, embedding_server: str, tmp_path: Path,
     monkeypatch.setenv("DATABASE_URL", pg_url)
     monkeypatch.setenv("EMBEDDING_URL", embedding_server)
     monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAG_AGENT_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens there
+    monkeypatch.setenv("FILE_AGENT_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens there
     get_settings.cache_clear()
     app, sub = typer.Typer(), [typer.Typer() for _ in range(3)]
     register(app, *sub)
