@@ -357,7 +357,7 @@ class RagAgent:
         return {s: cosine(vectors[0], v) for s, v in zip(sentences, vectors[1:], strict=True)}
 
     def _after_search(self, state: RagState) -> str:
-        found = state["evidence"].answerable(self.settings.rag_min_evidence)
+        found = state["evidence"].answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage)
         if not found and state.get("context_dependent") and not state.get("history"):
             return "clarify"
         return "generate"
@@ -368,10 +368,11 @@ class RagAgent:
         evidence = state["evidence"]
         language = state["language"]
         data: dict[str, Any] = {"queries": outcome.queries, "max_score": round(evidence.best_coverage, 4),
+                                "question_coverage": round(evidence.question_coverage, 4),
                                 "question": state["question"]}
         if state.get("context"):
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
-        if not evidence.answerable(self.settings.rag_min_evidence):
+        if not evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)}
         await _progress(config)(msg("generating", language, n=len(evidence.quotes)), stage="generating",

@@ -103,7 +103,8 @@ class Quote:
     chunk: RankedChunk
     position: int  # sentence index inside the chunk
     score: float
-    window_coverage: float
+    window_coverage: float  # of the question's words the corpus knows
+    question_coverage: float = 0.0  # of all the question's words
     neighbours: list[str] = field(default_factory=list)
 
     @property
@@ -117,9 +118,13 @@ class Evidence:
 
     quotes: list[Quote]
     best_coverage: float
+    question_coverage: float = 0.0
 
-    def answerable(self, min_evidence: float) -> bool:
-        return bool(self.quotes) and self.best_coverage >= min_evidence
+    def answerable(self, min_evidence: float, min_question_coverage: float = 0.0) -> bool:
+        """Enough of what the question asks, among the words the documents know, is in the best window — and
+        enough of the whole question (an unrelated question shares a word or two with any document)."""
+        return bool(self.quotes) and self.best_coverage >= min_evidence \
+            and self.question_coverage >= min_question_coverage
 
 
 def _sentences(chunk: RankedChunk) -> list[str]:
@@ -159,7 +164,8 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             around = range(max(0, i - 1), min(len(sentences), i + 2))
             window_terms = [t for j in around for t in terms[j]]
             window = coverage(query, window_terms, stats, known_only=True)
-            score = 0.55 * own + 0.2 * coverage(query, window_terms, stats) + 0.25 * chunk.relevance / best_relevance
+            whole = coverage(query, window_terms, stats)
+            score = 0.55 * own + 0.2 * whole + 0.25 * chunk.relevance / best_relevance
             if similarity and sentence in similarity:
                 score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * _rescale(similarity[sentence])
             if chunk.hit.source_kind == "report":
@@ -175,7 +181,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
                     score += 0.1
                 else:  # the quantity asked for is not stated here: this window cannot answer
                     window = 0.0
-            candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4)))
+            candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4)))
     if not candidates:
         return Evidence([], 0.0)
     candidates.sort(key=lambda q: q.score, reverse=True)
@@ -193,7 +199,8 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
         seen.append(words)
         chosen.append(quote)
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
-    return Evidence(chosen, max(c.window_coverage for c in candidates[:5]))
+    top = candidates[:5]
+    return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top))
 
 
 def _rescale(similarity: float) -> float:

@@ -152,6 +152,7 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         cited = [q.chunk for q in evidence.quotes] if evidence else []
         row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "", "status": reply.data.get("status"),
                                "max_score": reply.data.get("max_score"),
+                               "question_coverage": reply.data.get("question_coverage"),
                                "cited": [(s["file_name"], s["pages"]) for s in sources],
                                "degraded": sorted(skipped)}
         if item["answer"] is None:

@@ -1,7 +1,8 @@
 """End-to-end in Debian's headless Chromium: the whole offline hub plus the backend serving the built UI,
 driven by the frontend's playwright-core script (frontend/tests/e2e/run.mjs): upload a real PDF with a
 progress bar, see it indexed, ask a question, see live progress and an answer whose source opens that PDF
-at the cited page, check an XSS message renders inert; screenshots are kept as test artifacts."""
+at the cited page, ask what no document answers and see the fallback notice and a web answer, check an XSS
+message renders inert; screenshots are kept as test artifacts."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from ai_llm.common.settings import PROJECT_ROOT
 from backend.offline_hub import OfflineHub
-from tests.conftest import eval_pdf
+from tests.conftest import EVAL_DATA, eval_pdf
 
 pytestmark = pytest.mark.e2e
 
@@ -23,6 +24,13 @@ FRONTEND = PROJECT_ROOT / "frontend"
 CHROMIUM = Path("/usr/bin/chromium")
 PDF = "lewis2020_rag_paper_arxiv2005.11401.pdf"
 QUESTION_ID = "rag-02"  # "How are the Wikipedia articles split up before they go into the RAG document index?"
+#: A question no document answers whose answer is in the hub's web corpus (HotpotQA pages): the RAG→web fallback.
+HOTPOTQA = EVAL_DATA / "hotpotqa" / "dev_distractor_300.jsonl"
+
+
+def fallback_question() -> str:
+    first = HOTPOTQA.read_text(encoding="utf-8").split("\n", 1)[0]
+    return str(json.loads(first)["question"])
 
 
 def question(question_id: str) -> str:
@@ -43,6 +51,7 @@ def test_browser_end_to_end(real_hub: OfflineHub, tmp_path: Path) -> None:
     artifacts = Path(os.environ.get("E2E_ARTIFACTS_DIR", tmp_path / "e2e-artifacts"))
     env = {**os.environ, "HUB_URL": real_hub.backend_url, "E2E_PDF": str(pdf),
            "E2E_QUESTION": question(QUESTION_ID), "E2E_ARTIFACTS": str(artifacts),
+           "E2E_FALLBACK_QUESTION": fallback_question(),
            "CHROMIUM_PATH": str(CHROMIUM)}
     result = subprocess.run([node, str(FRONTEND / "tests" / "e2e" / "run.mjs")], cwd=FRONTEND, env=env,
                             capture_output=True, text=True, timeout=900)
@@ -50,4 +59,4 @@ def test_browser_end_to_end(real_hub: OfflineHub, tmp_path: Path) -> None:
     print(report)  # shown with `pytest -rP`: the checks passed and where the screenshots are
     assert result.returncode == 0, report
     assert "E2E passed" in result.stdout, report
-    assert (artifacts / "02-answer.png").exists()
+    assert (artifacts / "02-answer.png").exists() and (artifacts / "02b-fallback.png").exists()

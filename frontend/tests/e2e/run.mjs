@@ -5,6 +5,8 @@
 //   HUB_URL                hub base URL (default http://127.0.0.1:8000)
 //   E2E_PDF                PDF to upload (default: a small generated 3-page PDF)
 //   E2E_QUESTION           question to ask about it
+//   E2E_FALLBACK_QUESTION  a question the documents do not answer but the web corpus does (optional):
+//                          the fallback notice must appear, then a web-sourced answer
 //   E2E_ARTIFACTS          screenshot dir (default frontend/test-artifacts)
 //   HUB_TOKEN              hub token, used if the hub shows the login view
 //   CHROMIUM_PATH          browser binary (default /usr/bin/chromium)
@@ -21,6 +23,7 @@ const frontendDir = path.resolve(here, '..', '..')
 
 const HUB_URL = (process.env.HUB_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '') + '/'
 const QUESTION = process.env.E2E_QUESTION || '업로드한 문서의 주요 내용을 요약해 줘'
+const FALLBACK_QUESTION = process.env.E2E_FALLBACK_QUESTION || ''
 const ARTIFACTS = path.resolve(process.env.E2E_ARTIFACTS || path.join(frontendDir, 'test-artifacts'))
 const INDEX_TIMEOUT = Number(process.env.E2E_INDEX_TIMEOUT_MS || 180000)
 const ANSWER_TIMEOUT = Number(process.env.E2E_ANSWER_TIMEOUT_MS || 180000)
@@ -250,6 +253,23 @@ async function main() {
       if (!type.includes('application/pdf')) fail(`GET ${url.pathname} content-type is "${type}"`)
       return href
     })
+
+    if (FALLBACK_QUESTION) {
+      await check('a question the documents do not answer: fallback notice, then a web answer', async () => {
+        const seenBefore = (await page.evaluate(() => window.__e2e.progress)).length
+        const before = await ask(page, FALLBACK_QUESTION)
+        const reply = await waitForReply(page, before.answers, before.errors, ANSWER_TIMEOUT)
+        const lines = (await page.evaluate(() => window.__e2e.progress)).slice(seenBefore)
+        const notice = lines.find((line) => /웹에서 검색|Searching the web/.test(line))
+        if (!notice) fail(`no fallback notice among the progress lines: ${JSON.stringify(lines).slice(0, 600)}`)
+        const web = reply.locator(`${tid('source-link')}[data-source-type="web"]`)
+        if (!(await web.count())) fail('the fallback answer cites no web source')
+        const body = (await reply.locator(tid('answer-body')).innerText()).trim()
+        if (!body || /관련 정보를 찾을 수 없습니다|No relevant information/.test(body)) fail(`no web answer: ${body}`)
+        await screenshot(page, '02b-fallback.png')
+        return `notice "${notice}", ${await web.count()} web source(s)`
+      })
+    }
 
     await check('HTML in a message does not run script', async () => {
       const before = await ask(page, XSS_PAYLOAD)
