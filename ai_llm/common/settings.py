@@ -115,6 +115,9 @@ class Settings(BaseSettings):
 
     # --- orchestrator ----------------------------------------------------------------------
     orchestrator_step_timeout_s: float = Field(90.0, description="Limit of one plan step (one agent call).")
+    orchestrator_agent_timeouts: str | None = Field(
+        "internal_rag=20", description="Per-agent step limits overriding ORCHESTRATOR_STEP_TIMEOUT_S: "
+                                       "'internal_rag=20,web_research=90'.")
     orchestrator_extra_agents: str | None = Field(
         None, description='JSON object of additional plannable agents: {"name": "http://host:port"}.')
 
@@ -124,7 +127,9 @@ class Settings(BaseSettings):
     rag_top_k: int = 10
     # Evidence (0-1): the share of the question's salient words, IDF-weighted, that the best sentence window
     # holds; under it the documents do not answer (`no_result` → web fallback). Tuned on the dev split.
-    rag_min_evidence: float = 0.5
+    rag_min_evidence: float = 0.2
+    # Share (0-1) of all the question's salient words (known to the corpus or not) that the best window must hold.
+    rag_min_question_coverage: float = 0.25
     rag_expand_korean: bool = False  # add Kiwi's similar morphemes to Korean questions (measured: no gain)
     # Vector similarity for Korean questions; None = only with EMBEDDING_PROVIDER=openai (offline model is English-only).
     rag_vector_korean: bool | None = None

@@ -7,11 +7,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.events import AgentReply
 from ai_llm.common.runtime import HubDeps
 from ai_llm.internal_rag_agent.agent import AGENT_NAME, RagAgent
+from ai_llm.internal_rag_agent.catalog import DocumentCatalog
 from ai_llm.internal_rag_agent.vector_store import make_vector_store
 
 DESCRIPTION = ("Searches the team's internal documents (PDF, text, markdown, docx) and answers with page-cited "
@@ -34,15 +38,26 @@ SKILLS: list[dict[str, Any]] = [
 
 
 def create_app(deps: HubDeps, url: str) -> Starlette:
-    """The internal-RAG agent's A2A app; the database opens (and migrates) in the lifespan."""
+    """The internal-RAG agent's A2A app; the database opens (and migrates) in the lifespan.
+
+    Besides A2A it serves `GET /catalog` (bearer-checked like A2A): the indexed documents with titles,
+    languages and key terms, which the orchestrator's planner reads.
+    """
     holder: dict[str, RagAgent] = {}
+    catalogs: dict[str, DocumentCatalog] = {}
 
     async def get_agent() -> RagAgent:
         if "agent" not in holder:
             db = None if deps.settings.supabase_url else await deps.open_db()
             store = make_vector_store(deps.settings, db)
             holder["agent"] = RagAgent(store, deps.embeddings, deps.llm, deps.settings)
+            catalogs["catalog"] = DocumentCatalog(db)
         return holder["agent"]
+
+    async def catalog(_: Request) -> JSONResponse:
+        await get_agent()
+        entries = await catalogs["catalog"].entries()
+        return JSONResponse({"documents": [e.to_dict() for e in entries]})
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -58,4 +73,4 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
 
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(deps.settings.hub_token))
     return build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token,
-                           lifespan=lifespan)
+                           extra_routes=[Route("/catalog", catalog, methods=["GET"])], lifespan=lifespan)

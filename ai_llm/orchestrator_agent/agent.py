@@ -1,7 +1,7 @@
 """The orchestrator's flow: plan → execute → compose the answer.
 
 * INTERNAL_SEARCH: the RAG answer as is (prefixed `📄 [사내 문서 기반]`). When RAG's structured status is
-  `no_result`, the web agent is asked instead (streaming the notice first); its answer is used when its best
+  `no_result`, or the RAG step errs, times out or cannot be reached (the notice then says why), the web agent is asked instead (streaming the notice first); its answer is used when its best
   score reaches the relevance threshold, otherwise "관련 정보를 찾을 수 없습니다.". `needs_clarification`
   asks the person to restate.
 * WEB_SEARCH / FILE_OPERATION: the agent's answer as is.
@@ -61,6 +61,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "planning": "🧭 요청을 분석하고 실행 계획을 세우는 중…",
         "planned": "📋 실행 계획: {plan}",
         "fallback": "📄 사내 문서에서 찾지 못했습니다. 웹에서 검색합니다...",
+        "fallback_failed": "📄 사내 문서 검색에 실패했습니다({reason}). 웹에서 검색합니다...",
+        "standalone": "질문",
         "rag_prefix": "📄 [사내 문서 기반]",
         "web_prefix": "🌐 [웹 검색 기반]",
         "not_found": "관련 정보를 찾을 수 없습니다.",
@@ -86,6 +88,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "planning": "🧭 Analysing the request and planning…",
         "planned": "📋 Plan: {plan}",
         "fallback": "📄 Not found in internal documents. Searching the web...",
+        "fallback_failed": "📄 The internal document search failed ({reason}). Searching the web...",
+        "standalone": "question",
         "rag_prefix": "📄 [Based on internal documents]",
         "web_prefix": "🌐 [Based on web search]",
         "not_found": "No relevant information found.",
@@ -143,6 +147,7 @@ class Orchestrator:
         agents: name -> `RemoteAgent`, or an `AgentRegistry` (injectable: tests pass their own agents).
         offline_engine: the engine of the offline classifier (defaults to `llm` when it is a `LocalEngine`).
         step_timeout_s: limit of one step.
+        agent_timeouts: per-agent step limits overriding `step_timeout_s` (`ORCHESTRATOR_AGENT_TIMEOUTS`).
         planning_model / synthesis_model: model names for the online path.
         relevance_threshold: the web answer's best score needed after a RAG no-result (0.5).
         default_language: `ko` or `en` when the request does not say and its text does not tell.
@@ -151,12 +156,14 @@ class Orchestrator:
     def __init__(self, llm: LLM, agents: AgentRegistry | Mapping[str, RemoteAgent], *,
                  offline_engine: LocalEngine | None = None, step_timeout_s: float = 90.0,
                  planning_model: str | None = None, synthesis_model: str | None = None,
-                 relevance_threshold: float = 0.5, default_language: str = "ko") -> None:
+                 relevance_threshold: float = 0.5, default_language: str = "ko",
+                 agent_timeouts: Mapping[str, float] | None = None) -> None:
         self.llm = llm
         self.agents = agents if isinstance(agents, AgentRegistry) else AgentRegistry(agents)
         engine = offline_engine or (llm if isinstance(llm, LocalEngine) else LocalEngine(None))
         self.planner = Planner(llm, OfflineClassifier(engine), model=planning_model)
-        self.executor = PlanExecutor(self.agents, step_timeout_s, on_unreachable=self.agents.forget)
+        self.executor = PlanExecutor(self.agents, step_timeout_s, on_unreachable=self.agents.forget,
+                                     agent_timeouts=agent_timeouts)
         self.synthesis_model = synthesis_model
         self.relevance_threshold = relevance_threshold
         self.default_language = default_language if default_language in MESSAGES else "ko"
@@ -201,6 +208,9 @@ class Orchestrator:
         history = self.history_of(request)
         await progress(m["planning"], stage="planning", progress=0.05)
         infos = await self.agents.infos()
+        catalog = await self.agents.catalog()
+        # The previous turn of this conversation (intent, question): follow-ups are planned with it.
+        previous = self._last.get(request.context_id) if request.context_id else None
         pending_agent = self._pending.pop(request.context_id, None) if request.context_id else None
         if pending_agent and pending_agent in infos:
             # The previous answer was a question of that agent (e.g. a delete confirmation): continue there.
@@ -208,30 +218,37 @@ class Orchestrator:
                                              steps=[PlanStep(agent=pending_agent, instruction=text)]),
                                   "continuation", [f"continuing the conversation with {pending_agent}"])
         else:
-            outcome = await self.planner.plan(text, infos, history)
+            outcome = await self.planner.plan(text, infos, history, catalog, previous)
         plan = outcome.plan
-        await progress(m["planned"].format(plan=describe_plan(plan)), stage="planned", progress=0.1,
-                       data={"intent": plan.intent, "plan": plan_json(plan), "planner": outcome.planner})
+        question = outcome.question or text
+        planned = m["planned"].format(plan=describe_plan(plan))
+        if question != text:
+            planned += f" — {m['standalone']}: {question}"
+        await progress(planned, stage="planned", progress=0.1,
+                       data={"intent": plan.intent, "plan": plan_json(plan), "planner": outcome.planner,
+                             "question": question})
 
         if plan.intent == "DIRECT":
             last = self._last.get(request.context_id) if request.context_id else None
             answer = await self._direct(text, history, infos, language, last)
             await progress(m["done"], stage="done", progress=1.0)
-            return self._reply(request, answer, STATUS_OK, outcome, [], [], language)
+            return self._reply(request, answer, STATUS_OK, outcome, [], [], language, question)
 
         base_data: dict[str, Any] = {"language": language, "history": history}
         last = self._last.get(request.context_id) if request.context_id else None
         run_plan = plan
         if last and len(plan.steps) == 1 and plan.steps[0].agent == REPORT:
             # "Save this answer as a report": the previous answer is the report's input (data and text).
+            # `question` is what that answer answered: the report's title names it, not this instruction.
             base_data["previous_results"] = [{"agent": "orchestrator", "text": last["text"][:PREVIOUS_RESULT_CHARS],
+                                              "question": last.get("question", ""),
                                               "data": {"sources": last["sources"]}}]
             first = plan.steps[0]
             run_plan = IntentPlan(intent=plan.intent, steps=[first.model_copy(update={
                 "instruction": f"{first.instruction}\n\n이전 결과:\n[orchestrator] {last['text'][:PREVIOUS_RESULT_CHARS]}"})])
         results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
                                                emit=progress)
-        answer, status, extra, synthesis = await self._compose(text, plan, results, base_data,
+        answer, status, extra, synthesis = await self._compose(question, plan, results, base_data,
                                                                request.context_id, language, progress)
         all_results = results + extra
         state = "completed"
@@ -241,7 +258,8 @@ class Orchestrator:
                 if request.context_id:
                     self._pending[request.context_id] = result.agent
         await progress(m["done"], stage="done", progress=1.0)
-        reply = self._reply(request, answer, status, outcome, all_results, step_sources(all_results), language)
+        reply = self._reply(request, answer, status, outcome, all_results, step_sources(all_results), language,
+                            question)
         reply.data["synthesis"] = synthesis
         reply.state = state  # type: ignore[assignment]
         return reply
@@ -265,8 +283,13 @@ class Orchestrator:
             elif rag.status == STATUS_NEEDS_CLARIFICATION:
                 body = m["restate"] + (f"\n\n{rag.text.strip()}" if rag.text.strip() else "")
                 status = STATUS_NEEDS_CLARIFICATION
-            elif rag.status == STATUS_NO_RESULT and WEB in self.agents:
-                await progress(m["fallback"], stage="fallback", progress=0.6, agent="orchestrator")
+            elif (rag.status == STATUS_NO_RESULT or rag.failed) and WEB in self.agents:
+                # Nothing in the documents, or the RAG agent errored, timed out or is unreachable: the web
+                # answers instead, and the notice says why.
+                notice = m["fallback"] if rag.status == STATUS_NO_RESULT else \
+                    m["fallback_failed"].format(reason=_reason(rag, language))
+                await progress(notice, stage="fallback", progress=0.6, agent="orchestrator",
+                               data={"reason": rag.status})
                 web = await self._fallback_web(question, len(plan.steps), base_data, context_id, progress)
                 extra.append(web)
                 score = _best_score(web)
@@ -274,6 +297,8 @@ class Orchestrator:
                     body, status = f"{m['web_prefix']}\n\n{web.text.strip()}", STATUS_OK
                 else:
                     body, status = m["not_found"], STATUS_NO_RESULT
+                if rag.failed:
+                    body = f"{notice}\n\n{body}"
             elif rag.status == STATUS_NO_RESULT:
                 body, status = m["not_found"], STATUS_NO_RESULT
             else:
@@ -339,7 +364,8 @@ class Orchestrator:
         return MESSAGES[language]["direct"].format(capabilities="\n".join(capability_lines))
 
     def _reply(self, request: AgentRequest, answer: str, status: str, outcome: PlanOutcome,
-               results: list[StepResult], sources: list[dict[str, Any]], language: str) -> AgentReply:
+               results: list[StepResult], sources: list[dict[str, Any]], language: str,
+               question: str = "") -> AgentReply:
         data: dict[str, Any] = {
             "status": status,
             "intent": outcome.plan.intent,
@@ -350,11 +376,15 @@ class Orchestrator:
             "notes": outcome.notes,
             "language": language,
             "missing": [r.agent for r in results if r.failed],
+            "question": question or request.text.strip(),
         }
         if outcome.decision is not None:
             data["classification"] = outcome.decision.to_dict()
         if request.context_id:
-            self._last[request.context_id] = {"text": answer, "sources": sources}
+            # Kept in memory (persisting it is another issue): the answer for "save this as a report", the
+            # intent and standalone question for the next turn's follow-up.
+            self._last[request.context_id] = {"text": answer, "sources": sources, "intent": outcome.plan.intent,
+                                              "question": question or request.text.strip()}
             self._last.move_to_end(request.context_id)
             while len(self._last) > REMEMBERED_CONVERSATIONS:
                 self._last.popitem(last=False)

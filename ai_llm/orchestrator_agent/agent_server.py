@@ -13,6 +13,7 @@ from ai_llm.common.events import AgentReply
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
 from ai_llm.orchestrator_agent.agent import Orchestrator
+from ai_llm.orchestrator_agent.executor import parse_agent_timeouts
 from ai_llm.orchestrator_agent.registry import AgentRegistry, build_registry
 
 AGENT_NAME = "orchestrator"
@@ -38,7 +39,8 @@ def build_orchestrator(deps: HubDeps, agents: AgentRegistry | Mapping[str, Remot
         deps.llm, agents if agents is not None else build_registry(settings),
         offline_engine=offline_engine, step_timeout_s=settings.orchestrator_step_timeout_s,
         planning_model=settings.llm_model, synthesis_model=settings.synthesis_model,
-        relevance_threshold=settings.relevance_threshold, default_language=settings.ui_language)
+        relevance_threshold=settings.relevance_threshold, default_language=settings.ui_language,
+        agent_timeouts=parse_agent_timeouts(settings.orchestrator_agent_timeouts))
 
 
 def create_app(deps: HubDeps, url: str, agents: AgentRegistry | Mapping[str, RemoteAgent] | None = None) -> Starlette:

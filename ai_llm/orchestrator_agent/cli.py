@@ -58,12 +58,17 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         input: Annotated[Path, typer.Option("--input", help='JSONL of {"message", "intent"} lines '
                                                            "(e.g. benchmarks/data/intent_eval.jsonl)")],
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+        docs: Annotated[Path | None, typer.Option(help="PDFs whose catalog the planner sees (indexed into a "
+                                                       "temporary DB; default: ../shared/eval-data/pdfs)")] = None,
+        no_catalog: Annotated[bool, typer.Option("--no-catalog", help="plan without a document catalog")] = False,
     ) -> None:
         """Intent accuracy and confusion matrix of the planner (offline, or the LLM when configured)."""
         from ai_llm.common.settings import get_settings
         from ai_llm.orchestrator_agent.evaluation import (
+            DEFAULT_DOCS,
             IntentDataError,
             agent_infos,
+            docs_catalog,
             embedding_service,
             evaluate,
             load_intent_set,
@@ -76,12 +81,16 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
         settings = get_settings()
+        docs_dir = docs or DEFAULT_DOCS
+        catalog: list[dict[str, Any]] = []
+        if not no_catalog and docs_dir.is_dir():
+            catalog = asyncio.run(docs_catalog(settings, docs_dir))
 
         async def run(url: str) -> dict[str, Any]:
             planner, embeddings = make_planner(settings, url)
             try:
                 infos = await agent_infos(settings)
-                report = await evaluate(rows, planner, infos)
+                report = await evaluate(rows, planner, infos, catalog)
             finally:
                 await embeddings.close()
             report["input"] = str(input)

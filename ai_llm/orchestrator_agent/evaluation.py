@@ -24,7 +24,7 @@ from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine, make_llm
 from ai_llm.common.process import start_module, stop_child, wait_http
-from ai_llm.common.settings import Settings
+from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.common.text import is_korean
 from ai_llm.orchestrator_agent.plan import INTENTS
 from ai_llm.orchestrator_agent.planner import OfflineClassifier, Planner, PlanOutcome
@@ -86,6 +86,20 @@ def make_planner(settings: Settings, embedding_url: str) -> tuple[Planner, OpenA
     return Planner(llm, OfflineClassifier(engine), model=settings.llm_model), embeddings
 
 
+#: The shared PDFs `hub eval intent` indexes for its catalog when `--docs` is not given.
+DEFAULT_DOCS = PROJECT_ROOT.parent / "shared" / "eval-data" / "pdfs"
+
+
+async def docs_catalog(settings: Settings, docs_dir: Path) -> list[dict[str, Any]]:
+    """The catalog the RAG agent would serve after indexing every PDF of `docs_dir` (into a temporary DB)."""
+    from ai_llm.internal_rag_agent.catalog import DocumentCatalog
+    from ai_llm.internal_rag_agent.evaluation import index_directory, rag_environment
+
+    async with rag_environment(settings) as env:
+        await index_directory(env.agent, docs_dir)
+        return [entry.to_dict() for entry in await DocumentCatalog(env.db).entries()]
+
+
 async def agent_infos(settings: Settings) -> dict[str, AgentInfo]:
     """Live cards of the configured agents (unreachable ones are listed as such)."""
     return await build_registry(settings).infos()
@@ -99,7 +113,7 @@ def outcome_json(message: str, outcome: PlanOutcome, elapsed_ms: float) -> dict[
 
 
 async def evaluate(rows: Sequence[dict[str, str]], planner: Planner,
-                   agents: dict[str, AgentInfo]) -> dict[str, Any]:
+                   agents: dict[str, AgentInfo], catalog: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Accuracy, per-intent precision/recall, confusion matrix (gold -> predicted -> count), latency."""
     predictions: list[str] = []
     latencies: list[float] = []
@@ -107,7 +121,7 @@ async def evaluate(rows: Sequence[dict[str, str]], planner: Planner,
     for row in rows:
         started = time.perf_counter()
         with collect_degraded() as skipped:
-            outcome = await planner.plan(row["message"], agents)
+            outcome = await planner.plan(row["message"], agents, (), catalog)
         latencies.append((time.perf_counter() - started) * 1000)
         predictions.append(outcome.plan.intent)
         degraded.append(skipped)
@@ -136,6 +150,11 @@ async def evaluate(rows: Sequence[dict[str, str]], planner: Planner,
         "accuracy": round(correct / len(rows), 4),
         "mode": "llm" if getattr(planner.llm, "online", False) else "offline",
         "per_intent": per_intent,
+        # Messages whose gold intent needs an agent but were planned DIRECT (answered without searching).
+        "non_direct_as_direct": sum(1 for g, p in zip(gold, predictions, strict=True)
+                                    if g != "DIRECT" and p == "DIRECT"),
+        "catalog_used": bool(catalog),
+        "catalog_documents": [str(d.get("file_name")) for d in catalog],
         "by_language": by_language,
         "confusion_matrix": matrix,
         "labels": list(INTENTS),

@@ -97,13 +97,20 @@ class PlanExecutor:
         agents: name -> `RemoteAgent` (the registry).
         step_timeout_s: limit for one step, retry included.
         on_unreachable: called with an agent's name after a connection error (drops its cached card).
+        agent_timeouts: per-agent limits overriding `step_timeout_s` (`ORCHESTRATOR_AGENT_TIMEOUTS`).
     """
 
     def __init__(self, agents: Mapping[str, RemoteAgent], step_timeout_s: float = 90.0,
-                 on_unreachable: Callable[[str], None] | None = None) -> None:
+                 on_unreachable: Callable[[str], None] | None = None,
+                 agent_timeouts: Mapping[str, float] | None = None) -> None:
         self.agents = agents
         self.step_timeout_s = step_timeout_s
         self.on_unreachable = on_unreachable
+        self.agent_timeouts = dict(agent_timeouts or {})
+
+    def timeout_for(self, agent: str) -> float:
+        """The step limit of one agent."""
+        return self.agent_timeouts.get(agent, self.step_timeout_s)
 
     def build_call(self, step: PlanStep, deps: list[StepResult], base_data: dict[str, Any],
                    context_id: str) -> StepCall:
@@ -134,7 +141,7 @@ class PlanExecutor:
         last_error = ""
         status = STATUS_UNAVAILABLE
         try:
-            async with asyncio.timeout(self.step_timeout_s):
+            async with asyncio.timeout(self.timeout_for(step.agent)):
                 while attempts < 2:
                     attempts += 1
                     try:
@@ -162,7 +169,7 @@ class PlanExecutor:
                                       (time.perf_counter() - started) * 1000, error, attempts, reply.state)
         except TimeoutError:
             status = STATUS_TIMEOUT
-            last_error = f"{step.agent} did not answer within {self.step_timeout_s:g}s"
+            last_error = f"{step.agent} did not answer within {self.timeout_for(step.agent):g}s"
         return StepResult(index, step.agent, status, elapsed_ms=(time.perf_counter() - started) * 1000,
                           error=last_error, attempts=attempts, state="failed")
 
@@ -204,6 +211,24 @@ class PlanExecutor:
         for layer in topological_layers(plan):
             await asyncio.gather(*(one(i) for i in layer))
         return [results[i] for i in range(len(plan.steps))]
+
+
+def parse_agent_timeouts(raw: str | None) -> dict[str, float]:
+    """`ORCHESTRATOR_AGENT_TIMEOUTS` (`internal_rag=20,web_research=90`) as name -> seconds; a clear error
+    when malformed."""
+    out: dict[str, float] = {}
+    for part in (raw or "").split(","):
+        if not part.strip():
+            continue
+        name, sep, value = part.partition("=")
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if not sep or not name.strip() or seconds <= 0:
+            raise ValueError(f"ORCHESTRATOR_AGENT_TIMEOUTS: {part.strip()!r} is not agent=seconds (positive)")
+        out[name.strip()] = seconds
+    return out
 
 
 AGENT_LABELS = {

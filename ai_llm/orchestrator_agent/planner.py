@@ -4,13 +4,15 @@
   that lists the agents from their **live cards** (names, descriptions, skills, examples), so a new agent
   is plannable without code changes. Every plan is validated; an invalid one is re-asked once with the
   problems named, and whatever is still wrong is repaired. A model failure falls back to the offline plan.
-* `OfflineClassifier` + `offline_plan`: the offline mode. The local engine's `classify` supplies keyword
-  hits (Korean and English patterns) and, for English, embedding similarity to example requests; a few
-  rules combine them (internal + web signals → HYBRID, a file operation or a report → FILE_OPERATION …).
+* `OfflineClassifier` + `offline_plan`: the offline mode. A learned model (`intent_model`: logistic regression
+  over hashed character n-grams and analysed terms) combined with the document catalog (a message that names or
+  describes an indexed document is INTERNAL_SEARCH), follow-up handling (the previous turn's intent, a standalone
+  question) and a few structural rules (a report request → FILE_OPERATION; DIRECT only when confident).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -19,8 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ai_llm.common.llm import LLM, LLMError, LocalEngine
-from ai_llm.common.text import is_korean, normalize
+from ai_llm.common.text import normalize
+from ai_llm.common.text_analysis import analyze_query
 from ai_llm.orchestrator_agent import intents
+from ai_llm.orchestrator_agent.catalog import (
+    CatalogMatch,
+    DocumentTerms,
+    catalog_match,
+    catalog_summary,
+    document_terms,
+)
+from ai_llm.orchestrator_agent.intent_model import IntentModel, load_model
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, validate_plan
 from ai_llm.orchestrator_agent.registry import AgentInfo
 
@@ -42,8 +53,28 @@ KEYWORDS: dict[str, Sequence[str]] = {
 #: fits; a reply cut at the budget is an error the planner survives (offline plan, with a note).
 PLAN_MAX_TOKENS = 1024
 
-#: Below this best cosine similarity an English request without keyword hits is not trusted to the examples.
-EMBEDDING_FLOOR = 0.35
+#: Catalog match (IDF-weighted terms naming a document) from which a message is about an indexed document.
+CATALOG_MIN = 3.0
+#: The model's WEB_SEARCH probability that outweighs a catalog match (the web asked for explicitly).
+WEB_OVER_CATALOG = 0.5
+#: DIRECT needs this probability; below it the best other intent is planned.
+DIRECT_MIN = 0.5
+#: A follow-up keeps the previous intent unless the model is at least this sure of another.
+FOLLOW_UP_MIN = 0.6
+#: A previous question's word carried into a follow-up needs a term at least this rare in requests.
+FOLLOW_UP_TERM_WEIGHT = 3.0
+
+#: A message that only makes sense with the previous turn ("그럼 최대 속도는?", "what about its size").
+_FOLLOW_UP = re.compile(
+    r"^\s*(그럼|그러면|그건|그거|그 ?문서|그 ?파일|그 ?자료|거기|여기서|이건|저건|그리고|근데|또|and|also|what about|how about|"
+    r"and what|then)\b|(는|은)\s*\??\s*$|\b(its|it|that one|the same|this one|those|them)\b|그 (문서|파일|자료|내용)|"
+    r"거기(서|에)|이 문서|위 문서", re.IGNORECASE)
+
+
+def is_follow_up(text: str) -> bool:
+    """True when the message leans on the previous turn (short, or starting with a connective/pronoun)."""
+    stripped = text.strip()
+    return bool(_FOLLOW_UP.search(stripped)) and len(stripped) <= 80
 
 
 def _matches(text: str, patterns: Sequence[str]) -> list[str]:
@@ -65,68 +96,80 @@ class IntentDecision:
     intent: str
     rule: str
     hits: dict[str, list[str]] = field(default_factory=dict)
-    embedding_scores: dict[str, float] = field(default_factory=dict)
+    probabilities: dict[str, float] = field(default_factory=dict)
     current_number: bool = False
     report: bool = False
+    catalog: CatalogMatch | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"intent": self.intent, "rule": self.rule, "keyword_hits": self.hits,
-                "embedding_scores": {k: round(v, 4) for k, v in self.embedding_scores.items()},
-                "current_number": self.current_number, "report": self.report}
+                "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
+                "current_number": self.current_number, "report": self.report,
+                "catalog": self.catalog.to_dict() if self.catalog else None}
 
 
 class OfflineClassifier:
-    """Keyword + embedding intent classifier over `LocalEngine.classify` (Korean and English).
+    """The offline intent classifier: the learned model (`intent_model`) combined with the document catalog
+    and a few structural rules.
+
+    Rules on top of the model's probabilities, in order:
+        1. a report request (write/save a report) is FILE_OPERATION unless the model says HYBRID;
+        2. a message that names or describes an indexed document (catalog match ≥ `CATALOG_MIN`) is
+           INTERNAL_SEARCH where the model said DIRECT, or WEB_SEARCH without confidence;
+        3. a follow-up ("그럼 …는?", "what about its …") the model does not confidently place keeps the
+           previous turn's intent;
+        4. DIRECT only with confidence (≥ `DIRECT_MIN`) or a greeting / rework-the-answer phrase: otherwise the best other intent, so an information
+           question is searched (documents first, with the web fallback) rather than answered with the
+           capability text.
 
     Args:
-        engine: the offline engine (its embeddings may be None: keywords only).
+        engine: the offline engine (kept for the constructor's contract; the model needs no embeddings).
+        model: the intent model (the shipped file by default).
     """
 
-    def __init__(self, engine: LocalEngine) -> None:
+    def __init__(self, engine: LocalEngine | None = None, model: IntentModel | None = None) -> None:
         self.engine = engine
-        self._keywords_only = LocalEngine(None)
+        self._model = model
 
-    async def classify(self, text: str) -> IntentDecision:
-        # keyword_weight=0: the engine's scores are then pure embedding similarities, while the keyword
-        # hits are still reported; the rules below weigh the two themselves. Korean skips the embedding
-        # call: the offline model is English-only, its similarities would be noise.
-        korean = is_korean(text)
-        engine = self._keywords_only if korean else self.engine
-        result = await engine.classify(text, intents.EXAMPLES, KEYWORDS, keyword_weight=0.0)
-        hits = result.keyword_hits
-        emb = {} if korean else dict(result.scores)
-        internal, web = bool(hits.get("INTERNAL_SEARCH")), bool(hits.get("WEB_SEARCH"))
-        weak_web = bool(_matches(text, intents.WEB_WEAK))
-        file_op, direct = bool(hits.get("FILE_OPERATION")), bool(hits.get("DIRECT"))
-        compare = bool(hits.get("HYBRID"))
+    @property
+    def model(self) -> IntentModel:
+        if self._model is None:
+            self._model = load_model()
+        return self._model
+
+    async def classify(self, text: str, catalog: Sequence[DocumentTerms] = (),
+                       previous_intent: str | None = None) -> IntentDecision:
+        return await asyncio.to_thread(self.classify_sync, text, catalog, previous_intent)
+
+    def classify_sync(self, text: str, catalog: Sequence[DocumentTerms] = (),
+                      previous_intent: str | None = None) -> IntentDecision:
+        """The decision for one message (synchronous: the analysis is CPU work)."""
+        model = self.model
+        probs = model.probabilities(text)
+        hits = {label: _matches(text, patterns) for label, patterns in KEYWORDS.items()}
+        hits = {k: v for k, v in hits.items() if v}
         report = bool(_matches(text, intents.REPORT))
         current_number = bool(_matches(text, intents.CURRENT_NUMBER))
-        if weak_web:
-            hits.setdefault("WEB_SEARCH", []).extend(f"weak:{p}" for p in _matches(text, intents.WEB_WEAK))
+        # Query terms with their English equivalents: a Korean question about an English document matches.
+        terms = analyze_query(text, expand_similar=False).all_terms() if catalog else []
+        match = catalog_match(terms, catalog, model.term_weight) if catalog else CatalogMatch()
+        best = max(probs, key=lambda k: probs[k])
 
         def decide(intent: str, rule: str) -> IntentDecision:
-            return IntentDecision(intent, rule, hits, emb, current_number, report)
+            return IntentDecision(intent, rule, hits, probs, current_number, report, match)
 
-        if file_op:
-            return decide("FILE_OPERATION", "file operation or report keywords")
-        if direct and not (internal and web):
-            return decide("DIRECT", "small talk / about the hub / transform the previous answer")
-        if internal and web:
-            return decide("HYBRID", "internal and web signals")
-        external = bool(_matches(text, intents.EXTERNAL))
-        if compare and (internal or web) and (web or weak_web or external):
-            # Comparing the team's material with the outside world needs both sources.
-            return decide("HYBRID", "comparison of internal material with the outside")
-        if internal:
-            return decide("INTERNAL_SEARCH", "internal-document keywords")
-        if web or weak_web:
-            return decide("WEB_SEARCH", "web / recency keywords")
-        if emb and max(emb.values()) >= EMBEDDING_FLOOR:
-            best = max(emb, key=lambda k: emb[k])
-            return decide(best, "nearest example")
-        # Nothing points at the team's documents, the web or the file store: a general request the
-        # assistant answers itself (DIRECT tells the person what the hub can look up).
-        return decide("DIRECT", "no signal")
+        if report and best != "HYBRID":
+            return decide("FILE_OPERATION", "report request")
+        if match.score >= CATALOG_MIN and (best == "DIRECT" or (best == "WEB_SEARCH"
+                                                                and probs[best] < WEB_OVER_CATALOG)):
+            return decide("INTERNAL_SEARCH", f"names or describes an indexed document ({match.file_name})")
+        if previous_intent and previous_intent != "DIRECT" and is_follow_up(text) \
+                and (best == "DIRECT" or probs[best] < FOLLOW_UP_MIN):
+            return decide(previous_intent, "follow-up: the previous turn's intent")
+        if best == "DIRECT" and probs[best] < DIRECT_MIN and not hits.get("DIRECT"):
+            rest = {k: v for k, v in probs.items() if k != "DIRECT"}
+            return decide(max(rest, key=lambda k: rest[k]), "not confidently DIRECT: searched instead")
+        return decide(best, "model")
 
 
 def offline_plan(decision: IntentDecision, text: str, agents: dict[str, AgentInfo]) -> IntentPlan:
@@ -166,6 +209,7 @@ class PlanOutcome:
     notes: list[str] = field(default_factory=list)
     decision: IntentDecision | None = None
     attempts: int = 0
+    question: str = ""  # the standalone question the agents receive (a follow-up rewritten), when known
 
 
 INTENT_GUIDE = """Intents:
@@ -185,8 +229,8 @@ Rules:
 - DIRECT has an empty step list."""
 
 
-def planner_system_prompt(agents: dict[str, AgentInfo]) -> str:
-    """The planner's system prompt, listing the agents from their live cards."""
+def planner_system_prompt(agents: dict[str, AgentInfo], catalog: Sequence[dict[str, Any]] = ()) -> str:
+    """The planner's system prompt, listing the agents from their live cards and the indexed documents."""
     lines = ["You are the planner of Agent Hub, a multi-agent assistant for Korean teams.",
              "Turn the user's request into an IntentPlan (JSON).", "", "Agents (from their live agent cards):"]
     for name, info in agents.items():
@@ -199,6 +243,9 @@ def planner_system_prompt(agents: dict[str, AgentInfo]) -> str:
             lines.append(f"    skill {skill.get('id')}: {skill.get('description', '')}"
                          + (f" (examples: {examples})" if examples else ""))
     lines += ["", INTENT_GUIDE]
+    if catalog:
+        lines += ["", "Indexed internal documents (a request that names or describes one is INTERNAL_SEARCH; "
+                  "HYBRID only when it also asks for current or external information):", catalog_summary(catalog)]
     return "\n".join(lines)
 
 
@@ -219,33 +266,73 @@ class Planner:
         self.llm = llm
         self.offline = offline
         self.model = model
+        self._catalog_key = ""
+        self._catalog_terms: list[DocumentTerms] = []
 
     async def plan(self, text: str, agents: dict[str, AgentInfo],
-                   history: Sequence[dict[str, str]] = ()) -> PlanOutcome:
+                   history: Sequence[dict[str, str]] = (), catalog: Sequence[dict[str, Any]] = (),
+                   previous: dict[str, Any] | None = None) -> PlanOutcome:
+        """Plan one request.
+
+        Args:
+            text: the request.
+            agents: the live agent cards.
+            history: the conversation's last turns.
+            catalog: the RAG agent's document catalog (file names, titles, key terms).
+            previous: the previous turn of this conversation (`intent`, `question`), for follow-ups.
+        """
         if getattr(self.llm, "online", False):
             try:
-                return await self._plan_llm(text, agents, history)
+                return await self._plan_llm(text, agents, history, catalog, previous)
             except LLMError as exc:
                 log.warning("LLM planning failed, using the offline planner: %s", exc)
-                outcome = await self._plan_offline(text, agents)
+                outcome = await self._plan_offline(text, agents, catalog, previous)
                 outcome.notes.insert(0, f"LLM planner failed ({str(exc)[:120]}); offline plan used")
                 return outcome
-        return await self._plan_offline(text, agents)
+        return await self._plan_offline(text, agents, catalog, previous)
 
-    async def _plan_offline(self, text: str, agents: dict[str, AgentInfo]) -> PlanOutcome:
-        decision = await self.offline.classify(text)
-        plan = offline_plan(decision, text, agents)
-        check = validate_plan(plan, agents, fallback_instruction=text)
+    def _documents(self, catalog: Sequence[dict[str, Any]]) -> list[DocumentTerms]:
+        key = json.dumps(list(catalog), sort_keys=True, ensure_ascii=False, default=str)
+        if key != self._catalog_key:
+            self._catalog_key, self._catalog_terms = key, document_terms(catalog)
+        return self._catalog_terms
+
+    def standalone(self, text: str, previous: dict[str, Any]) -> str:
+        """Offline rewrite of a follow-up: the previous question's telling words, then the new message."""
+        model = self.offline.model
+        words = []
+        for raw in str(previous.get("question") or "").split():
+            word = raw.strip("?!.,\"'()")
+            terms = [t for t in analyze_query(word, translate=False, expand_similar=False).all_terms()
+                     if model.term_weight(t) >= FOLLOW_UP_TERM_WEIGHT]
+            if terms and word not in text:
+                words.append(word)
+        return " ".join([*words[:6], text]) if words else text
+
+    async def _plan_offline(self, text: str, agents: dict[str, AgentInfo], catalog: Sequence[dict[str, Any]] = (),
+                            previous: dict[str, Any] | None = None) -> PlanOutcome:
+        previous_intent = str(previous.get("intent") or "") if previous else ""
+        decision = await self.offline.classify(text, self._documents(catalog), previous_intent or None)
+        question = text
+        if previous and decision.intent != "DIRECT" and is_follow_up(text):
+            question = self.standalone(text, previous)
+        plan = offline_plan(decision, question, agents)
+        check = validate_plan(plan, agents, fallback_instruction=question)
         if not check.executable:
             # e.g. the only agent this intent needs is not registered: answer directly, say why.
             return PlanOutcome(IntentPlan(intent="DIRECT"), "offline", check.notes, decision)
-        return PlanOutcome(check.plan, "offline", check.notes, decision)
+        return PlanOutcome(check.plan, "offline", check.notes, decision, question=question)
 
-    async def _plan_llm(self, text: str, agents: dict[str, AgentInfo],
-                        history: Sequence[dict[str, str]]) -> PlanOutcome:
-        messages = [{"role": "system", "content": planner_system_prompt(agents)}]
+    async def _plan_llm(self, text: str, agents: dict[str, AgentInfo], history: Sequence[dict[str, str]],
+                        catalog: Sequence[dict[str, Any]] = (), previous: dict[str, Any] | None = None) -> PlanOutcome:
+        messages = [{"role": "system", "content": planner_system_prompt(agents, catalog)}]
         if history:
             messages.append({"role": "user", "content": "Conversation so far:\n" + _history_block(history)})
+        if previous and previous.get("intent"):
+            messages.append({"role": "user", "content": f"The previous request was planned {previous['intent']}: "
+                             f"{str(previous.get('question') or '')[:300]}. A follow-up that depends on it keeps "
+                             "that intent unless it clearly asks for something else; rewrite it as a standalone "
+                             "question in each step's instruction."})
         messages.append({"role": "user", "content": f"Request: {text}"})
         first = await self.llm.parse(messages, IntentPlan, model=self.model, purpose="plan",
                                      max_tokens=PLAN_MAX_TOKENS)
@@ -273,7 +360,7 @@ class Planner:
                 return PlanOutcome(check2.plan, "llm", [*notes, "repaired second plan used"], attempts=2)
         if check.executable:
             return PlanOutcome(check.plan, "llm", [*notes, "repaired first plan used"], attempts=2)
-        outcome = await self._plan_offline(text, agents)
+        outcome = await self._plan_offline(text, agents, catalog, previous)
         outcome.notes = [*notes, "no usable LLM plan; offline plan used", *outcome.notes]
         outcome.attempts = 2
         return outcome

@@ -14,10 +14,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
 from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError, card_summary
 from ai_llm.common.settings import Settings
+from ai_llm.orchestrator_agent.executor import parse_agent_timeouts
 
 STANDARD_AGENTS = ("internal_rag", "web_research", "file_management", "report_writing")
+#: The agent that serves the document catalog (`GET /catalog`).
+CATALOG_AGENT = "internal_rag"
 
 
 @dataclass
@@ -44,11 +49,34 @@ class AgentRegistry(Mapping[str, RemoteAgent]):
     """
 
     def __init__(self, agents: Mapping[str, RemoteAgent], card_ttl_s: float = 30.0,
-                 card_timeout_s: float = 3.0) -> None:
+                 card_timeout_s: float = 3.0, catalog_ttl_s: float = 20.0) -> None:
         self._agents = dict(agents)
         self.card_ttl_s = card_ttl_s
         self.card_timeout_s = card_timeout_s
+        self.catalog_ttl_s = catalog_ttl_s
         self._infos: dict[str, tuple[float, AgentInfo]] = {}
+        self._catalog: list[dict[str, Any]] = []
+        self._catalog_at: float | None = None
+
+    async def catalog(self) -> list[dict[str, Any]]:
+        """The RAG agent's document catalog (`GET /catalog`), reused for `catalog_ttl_s`; when the fetch fails
+        the last one is kept (an empty list before the first success)."""
+        agent = self._agents.get(CATALOG_AGENT)
+        now = time.monotonic()
+        if agent is None or (self._catalog_at is not None and now - self._catalog_at < self.catalog_ttl_s):
+            return self._catalog
+        self._catalog_at = now
+        headers = {"Authorization": f"Bearer {agent.token}"} if agent.token else {}
+        try:
+            async with httpx.AsyncClient(timeout=self.card_timeout_s) as http:
+                response = await http.get(f"{agent.url}/catalog", headers=headers)
+            response.raise_for_status()
+            documents = response.json().get("documents")
+            if isinstance(documents, list):
+                self._catalog = [d for d in documents if isinstance(d, dict)]
+        except (httpx.HTTPError, ValueError, AttributeError):
+            pass  # an agent without the route, down or hung: plan with the last catalog
+        return self._catalog
 
     def __getitem__(self, name: str) -> RemoteAgent:
         return self._agents[name]
@@ -101,6 +129,8 @@ def build_registry(settings: Settings) -> AgentRegistry:
     """The hub's registry: the standard agents at their configured URLs plus the extra agents."""
     urls = {name: settings.agent_url(name) for name in STANDARD_AGENTS}
     urls.update(parse_extra_agents(settings.orchestrator_extra_agents))
+    timeouts = parse_agent_timeouts(settings.orchestrator_agent_timeouts)
     return AgentRegistry({name: RemoteAgent(url, token=settings.hub_token,
-                                            timeout_s=settings.orchestrator_step_timeout_s, name=name)
+                                            timeout_s=timeouts.get(name, settings.orchestrator_step_timeout_s),
+                                            name=name)
                           for name, url in urls.items()})

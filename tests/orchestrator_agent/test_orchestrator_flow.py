@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from typing import Any
 
 from ai_llm.common.a2a_server import AgentRequest
 from ai_llm.common.llm import LocalEngine
@@ -256,9 +257,20 @@ async def test_input_required_is_passed_up_and_the_next_turn_continues_there(scr
 
 async def test_save_this_answer_as_a_report_sends_the_previous_answer(scripted: ScriptedAgents) -> None:
     orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted))
+    sent: list[dict[str, Any]] = []
+    run_plan = orchestrator.executor.run_plan
+
+    async def recording_run_plan(plan: IntentPlan, **kwargs: Any) -> Any:
+        sent.append(kwargs["base_data"])
+        return await run_plan(plan, **kwargs)
+
+    orchestrator.executor.run_plan = recording_run_plan  # type: ignore[method-assign]
     await orchestrator.handle(request("사내 휴가 규정 알려줘", context_id="ctx-2"), Recorder().progress)
     report = await orchestrator.handle(request("이 답변을 보고서로 저장해줘", context_id="ctx-2"),
                                        Recorder().progress)
+    # The question that answer answered travels along: the report's title names it, not the instruction.
+    [previous] = sent[-1]["previous_results"]
+    assert previous["question"] == "사내 휴가 규정 알려줘" and "연차는 입사 첫해 15일입니다." in previous["text"]
     assert report.data["intent"] == "FILE_OPERATION"
     assert [s["agent"] for s in report.data["steps"]] == ["report_writing"]
     # The report agent echoes what it received: the previous answer came along after "이전 결과:".
@@ -274,3 +286,34 @@ async def test_offline_direct_rework_quotes_the_previous_answer(scripted: Script
     assert short.text.startswith(KO["previous"]) and "- 연차는 입사 첫해 15일입니다." in short.text
     fresh = await orchestrator.handle(request("방금 답변을 세 줄로 요약해줘", context_id="ctx-4"), Recorder().progress)
     assert "사내 문서(PDF 등)를 검색" in fresh.text  # no previous answer in this conversation
+
+
+async def test_rag_killed_or_hung_mid_request_falls_back_to_the_web(scripted: ScriptedAgents,
+                                                                    victim: ScriptedAgents) -> None:
+    """A RAG agent that stops answering (SIGSTOP, then SIGKILL) gives the web answer with a notice saying why,
+    within its own short step limit (not the general one)."""
+    agents = {"internal_rag": victim.remote("victim", "internal_rag"), **scripted.registry(web_research="web_high")}
+    orchestrator = Orchestrator(LocalEngine(None), agents, step_timeout_s=120, agent_timeouts={"internal_rag": 2})
+    recorder = Recorder()
+
+    def stop_when_started(event: dict) -> None:  # type: ignore[type-arg]
+        if event.get("agent") == "internal_rag" and event.get("stage") == "started":
+            os.killpg(victim.child.proc.pid, signal.SIGSTOP)
+
+    recorder.hooks.append(stop_when_started)
+    text = "I2C에서 클럭 스트레칭이 뭐야?"
+    reply = await asyncio.wait_for(orchestrator.handle(request(text), recorder.progress), 30)
+    assert reply.data["intent"] == "INTERNAL_SEARCH"
+    steps = {s["agent"]: s for s in reply.data["steps"]}
+    assert steps["internal_rag"]["status"] == "timeout"
+    assert steps["web_research"].get("fallback") is True and steps["web_research"]["status"] == "ok"
+    assert reply.text.startswith("📄 사내 문서 검색에 실패했습니다(응답 시간 초과")
+    assert "🌐 [웹 검색 기반]" in reply.text and "최신 법령에 따르면" in reply.text
+    assert any(e.get("stage") == "fallback" and "응답 시간 초과" in e["message"] for e in recorder.events)
+
+    os.killpg(victim.child.proc.pid, signal.SIGKILL)  # now unreachable: the same fallback, in English
+    os.killpg(victim.child.proc.pid, signal.SIGCONT)
+    reply = await asyncio.wait_for(orchestrator.handle(request("What is clock stretching in I2C?", language="en"),
+                                                       Recorder().progress), 30)
+    assert reply.data["steps"][0]["status"] in ("unavailable", "error")
+    assert reply.text.startswith("📄 The internal document search failed") and "🌐 [Based on web search]" in reply.text

@@ -158,13 +158,62 @@ async def test_llm_failure_falls_back_to_the_offline_planner() -> None:
     assert "LLM planner failed" in outcome.notes[0]
 
 
+CATALOG = [
+    {"storage_ref": "cdc.pdf", "file_name": "cdc_outpatient_infection_prevention_guide.pdf",
+     "title": "GUIDE TO INFECTION PREVENTION FOR OUTPATIENT SETTINGS", "language": "en", "pages": 44, "chunks": 147,
+     "key_terms": ["infect", "patient", "prevent", "cdc", "steril", "hygien", "vial", "inject"]},
+    {"storage_ref": "i2c.pdf", "file_name": "infineon_i2c_protocol_v2.02.pdf", "title": "I2C Protocol",
+     "language": "en", "pages": 44, "chunks": 121, "key_terms": ["frame", "byte", "slave", "i2c", "clock"]},
+]
+
+
 @pytest.mark.parametrize(("message", "intent"), [
-    ("Could you tell me about tomorrow's forecast in Daegu?", "WEB_SEARCH"),
-    ("Bye for now, have a good one", "DIRECT"),
+    ("What does the CDC outpatient guide say about how long an opened multi-dose vial can be used?",
+     "INTERNAL_SEARCH"),
+    ("CDC 가이드에서 다회용 바이알은 개봉 후 며칠까지 쓸 수 있어?", "INTERNAL_SEARCH"),
+    ("I2C에서 클럭 스트레칭이 뭐야?", "INTERNAL_SEARCH"),
+    ("안녕하세요!", "DIRECT"),
+    ("오늘 원달러 환율 알려줘", "WEB_SEARCH"),
 ])
-async def test_english_without_keywords_uses_the_embedding_examples(embeddings, message: str,  # type: ignore[no-untyped-def]
-                                                                    intent: str) -> None:
-    decision = await OfflineClassifier(LocalEngine(embeddings)).classify(message)
-    assert decision.rule == "nearest example" and decision.intent == intent, decision.to_dict()
-    keyword_only = await OfflineClassifier(LocalEngine(None)).classify(message)
-    assert keyword_only.rule == "no signal"
+async def test_learned_classifier_with_the_catalog(message: str, intent: str) -> None:
+    planner = Planner(LocalEngine(None), OfflineClassifier())
+    infos = {name: AgentInfo(name, True) for name in KNOWN}
+    outcome = await planner.plan(message, infos, (), CATALOG)
+    assert outcome.plan.intent == intent, outcome.decision.to_dict() if outcome.decision else None
+
+
+async def test_information_question_is_never_direct_offline() -> None:
+    decision = await OfflineClassifier().classify("What BLEU score did RAG get on WMT14 English-German?")
+    assert decision.intent != "DIRECT", decision.to_dict()
+
+
+@pytest.mark.parametrize(("first", "follow_up", "carried"), [
+    ("I2C에서 클럭 스트레칭이 뭐야?", "그럼 최대 클럭 속도는?", "I2C에서"),
+    ("What does the CDC outpatient guide say about multi-dose vials?", "what about its hand hygiene rules?",
+     "CDC"),
+])
+async def test_follow_up_keeps_the_intent_and_the_topic(first: str, follow_up: str, carried: str) -> None:
+    planner = Planner(LocalEngine(None), OfflineClassifier())
+    infos = {name: AgentInfo(name, True) for name in KNOWN}
+    one = await planner.plan(first, infos, (), CATALOG)
+    assert one.plan.intent == "INTERNAL_SEARCH"
+    two = await planner.plan(follow_up, infos, (), CATALOG, {"intent": one.plan.intent, "question": first})
+    assert two.plan.intent == "INTERNAL_SEARCH", two.decision.to_dict() if two.decision else None
+    assert carried in two.question and two.question.endswith(follow_up)
+    assert two.plan.steps[0].instruction == two.question
+
+
+def test_catalog_summary_in_the_planning_prompt_is_bounded() -> None:
+    many = [dict(CATALOG[0], file_name=f"doc_{i}.pdf") for i in range(100)]
+    prompt = planner_system_prompt({"internal_rag": AgentInfo("internal_rag", True)}, many)
+    assert "doc_0.pdf" in prompt and "more documents" in prompt
+    assert len(prompt.split("Indexed internal documents", 1)[1]) < 1700
+
+
+def test_agent_timeouts_parse_and_refuse_garbage() -> None:
+    from ai_llm.orchestrator_agent.executor import parse_agent_timeouts
+
+    assert parse_agent_timeouts("internal_rag=20, web_research=90") == {"internal_rag": 20.0, "web_research": 90.0}
+    assert parse_agent_timeouts("") == {}
+    with pytest.raises(ValueError, match="agent=seconds"):
+        parse_agent_timeouts("internal_rag")
