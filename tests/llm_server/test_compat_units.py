@@ -75,6 +75,22 @@ def test_model_path_names_the_gguf_or_says_how_to_install_it() -> None:
         assert path.suffix == ".gguf" and path.stat().st_size > 10_000_000
 
 
+def _completion(content: str, finish_reason: str) -> dict[str, Any]:
+    """A chat completion as the OpenAI wire format has it."""
+    return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": finish_reason,
+                         "message": {"role": "assistant", "content": content}}]}
+
+
+async def _serve(app: FastAPI) -> AsyncIterator[str]:
+    """Serve `app` on an ephemeral port for the duration of a fixture; yields its `/v1` base URL."""
+    sock = bind_socket("127.0.0.1", 0)
+    task = asyncio.create_task(serve_app(app, sock))
+    await asyncio.sleep(0.2)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    task.cancel()
+
+
 class Verdict(BaseModel):
     intent: str
 
@@ -94,16 +110,10 @@ async def strict_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
             return JSONResponse({"detail": "response_format.type must be text or json_object"}, status_code=422)
         if set(fmt) - {"type"}:
             return JSONResponse({"error": {"message": "unknown key in response_format"}}, status_code=400)
-        content = json.dumps({"intent": "WEB_SEARCH"})
-        return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": content}}]}
+        return _completion(json.dumps({"intent": "WEB_SEARCH"}), "stop")
 
-    sock = bind_socket("127.0.0.1", 0)
-    task = asyncio.create_task(serve_app(app, sock))
-    await asyncio.sleep(0.2)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", log
-    task.cancel()
+    async for url in _serve(app):
+        yield url, log
 
 
 async def test_schema_key_is_dropped_for_servers_that_refuse_it(strict_server: Any) -> None:
@@ -130,16 +140,11 @@ async def truncating_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]
     async def chat(request: Request) -> Any:
         body = await request.json()
         log.append(body)
-        content = '{"intent": "HYBRID", "steps": [{"agent": "internal_rag", "instruction": "Compare our'
-        return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "finish_reason": "length",
-                             "message": {"role": "assistant", "content": content}}]}
+        return _completion('{"intent": "HYBRID", "steps": [{"agent": "internal_rag", "instruction": "Compare our',
+                           "length")
 
-    sock = bind_socket("127.0.0.1", 0)
-    task = asyncio.create_task(serve_app(app, sock))
-    await asyncio.sleep(0.2)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", log
-    task.cancel()
+    async for url in _serve(app):
+        yield url, log
 
 
 async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_survives(truncating_server: Any) -> None:
