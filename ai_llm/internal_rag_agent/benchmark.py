@@ -80,7 +80,8 @@ async def bench_insert(env: Any, n: int) -> dict[str, Any]:
         async with env.db.connection() as conn, conn.transaction():
             for c in rows:
                 await conn.execute(sql, (c.storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
-                                         c.content, c.pages, c.tokens, Vector(c.embedding), c.content_hash))
+                                         c.content, c.pages, c.tokens, Vector(c.embedding), c.content_hash,
+                                         c.analysis_version, c.source_kind))
         per_row.append(time.perf_counter() - started)
         await store.delete_document("bench:insert")
     b, r = statistics.median(batched), statistics.median(per_row)
