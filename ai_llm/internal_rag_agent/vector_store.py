@@ -1,8 +1,8 @@
 """Vector-store port and its adapters: Postgres + pgvector (embedded or `DATABASE_URL`) and Supabase (RPC).
 
-Both adapters use the same SQL schema and functions (`ai_llm/common/migrations/0002_documents.sql`):
-`match_documents` for vector search, `keyword_match_documents` for full-text search over the Korean-friendly
-token column. The pgvector adapter writes with one `COPY` inside one transaction; the Supabase adapter calls
+Both adapters use the same SQL schema and functions (`ai_llm/common/migrations/0002_documents.sql`,
+`0006_terms.sql`): `match_documents` for vector search, `term_match_documents` and `term_statistics` for term
+search (BM25) over the analysed `tokens` column. The pgvector adapter writes with one `COPY` inside one transaction; the Supabase adapter calls
 `replace_document_chunks`, a SQL function (one transaction per call), because PostgREST cannot span requests.
 """
 
@@ -102,13 +102,6 @@ class VectorStore(Protocol):
         """One ranked list per query vector (multi-query retrieval)."""
         ...
 
-    async def keyword_search(self, tokens: Sequence[str], k: int) -> list[ChunkHit]:
-        ...
-
-    async def keyword_search_many(self, token_lists: Sequence[Sequence[str]], k: int) -> list[list[ChunkHit]]:
-        """One ranked list per token list."""
-        ...
-
     async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
         """Chunks holding any of `terms` (at most `per_term` per term), with their `tokens`, unscored."""
         ...
@@ -180,25 +173,6 @@ class PgVectorStore:
         lists: list[list[ChunkHit]] = [[] for _ in embeddings]
         for row in rows:
             lists[int(row["i"]) - 1].append(ChunkHit.from_row(row, "similarity"))  # type: ignore[call-overload,arg-type]
-        return lists
-
-    async def keyword_search(self, tokens: Sequence[str], k: int) -> list[ChunkHit]:
-        if not tokens:
-            return []
-        rows = await self.db.fetch("SELECT * FROM keyword_match_documents(%s, %s)", (" ".join(tokens), k))
-        return [ChunkHit.from_row(row, "rank") for row in rows]
-
-    async def keyword_search_many(self, token_lists: Sequence[Sequence[str]], k: int) -> list[list[ChunkHit]]:
-        """Every token list in one SQL round trip."""
-        if not token_lists:
-            return []
-        rows = await self.db.fetch(
-            "SELECT q.i, m.* FROM unnest(%s::text[]) WITH ORDINALITY AS q(t, i), "
-            "LATERAL keyword_match_documents(q.t, %s) m ORDER BY q.i, m.rank DESC, m.id",
-            ([" ".join(t) for t in token_lists], k))
-        lists: list[list[ChunkHit]] = [[] for _ in token_lists]
-        for row in rows:
-            lists[int(row["i"]) - 1].append(ChunkHit.from_row(row, "rank"))
         return lists
 
     async def stale_analysis_chunks(self) -> int:
@@ -279,15 +253,6 @@ class SupabaseVectorStore:
     async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int) -> list[list[ChunkHit]]:
         """One `match_documents` RPC per vector, sent concurrently (PostgREST has no batch RPC)."""
         return list(await asyncio.gather(*(self.vector_search(e, k) for e in embeddings)))
-
-    async def keyword_search(self, tokens: Sequence[str], k: int) -> list[ChunkHit]:
-        if not tokens:
-            return []
-        rows = await self._rpc("keyword_match_documents", {"query_tokens": " ".join(tokens), "match_count": k})
-        return [ChunkHit.from_row(row, "rank") for row in rows or []]
-
-    async def keyword_search_many(self, token_lists: Sequence[Sequence[str]], k: int) -> list[list[ChunkHit]]:
-        return list(await asyncio.gather(*(self.keyword_search(t, k) for t in token_lists)))
 
     async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
         if not terms:

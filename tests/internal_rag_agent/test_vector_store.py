@@ -1,4 +1,4 @@
-"""The SQL contract on the embedded Postgres (`match_documents`, `keyword_match_documents`) and the Supabase
+"""The SQL contract on the embedded Postgres (`match_documents`, `term_match_documents`, `term_statistics`) and the Supabase
 adapter.
 
 Supabase itself cannot be reached here, so the adapter is tested against a local HTTP server speaking
@@ -26,13 +26,13 @@ from starlette.routing import Route
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import Database
 from ai_llm.common.embeddings import OpenAIEmbeddings, cosine
-from ai_llm.common.text import tokenize
+from ai_llm.common.text_analysis import analyze, index_terms
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk, SupabaseVectorStore
 from tests.internal_rag_agent.conftest import unique_ref
 
 SUPABASE_KEY = "test-service-role-key"
-RPC_FUNCTIONS = {"match_documents", "keyword_match_documents", "replace_document_chunks", "delete_document_chunks",
-                 "update_document_meta", "document_content_hash"}
+RPC_FUNCTIONS = {"match_documents", "term_match_documents", "term_statistics", "replace_document_chunks",
+                 "delete_document_chunks", "update_document_meta", "document_content_hash"}
 
 TEXTS = ["Multi-dose vials must be discarded 28 days after opening.",
          "The I2C bus clock runs at 400 kHz in fast mode.",
@@ -41,7 +41,7 @@ TEXTS = ["Multi-dose vials must be discarded 28 days after opening.",
 
 async def store_texts(store: Any, embeddings: OpenAIEmbeddings, ref: str, texts: list[str]) -> list[list[float]]:
     vectors = await embeddings.embed(texts)
-    chunks = [StoredChunk(ref, i, t, [i + 1], " ".join(tokenize(t)), v, "hash-" + ref, file_name=f"{ref}.pdf",
+    chunks = [StoredChunk(ref, i, t, [i + 1], index_terms(t), v, "hash-" + ref, file_name=f"{ref}.pdf",
                           file_url=f"/api/files/{ref}/download") for i, (t, v) in enumerate(zip(texts, vectors,
                                                                                                 strict=True))]
     assert await store.replace_document(ref, chunks) == len(texts)
@@ -70,16 +70,18 @@ async def test_match_documents_sql_function(db: Database, embeddings: OpenAIEmbe
     await PgVectorStore(db).delete_document(ref)
 
 
-async def test_keyword_function_finds_korean_without_spaces_and_codes(db: Database,
-                                                                     embeddings: OpenAIEmbeddings) -> None:
+async def test_term_functions_find_korean_without_spaces_and_codes(db: Database,
+                                                                  embeddings: OpenAIEmbeddings) -> None:
     ref = unique_ref("kw")
     store = PgVectorStore(db)
     await store_texts(store, embeddings, ref, TEXTS)
-    hits = [h for h in await store.keyword_search(tokenize("시범사업 예산은 얼마야?"), 50) if h.storage_ref == ref]
-    assert hits and hits[0].chunk_index == 2
-    hits = [h for h in await store.keyword_search(tokenize("400 kHz"), 50) if h.storage_ref == ref]
+    hits = [h for h in await store.term_search(analyze("시범사업 예산은 얼마야?"), 50) if h.storage_ref == ref]
+    assert hits and {h.chunk_index for h in hits} == {2} and hits[0].tokens == index_terms(TEXTS[2])
+    hits = [h for h in await store.term_search(analyze("400 kHz"), 50) if h.storage_ref == ref]
     assert [h.chunk_index for h in hits] == [1]
-    assert await store.keyword_search(tokenize("zzqxv nonexistentword"), 10) == []
+    assert await store.term_search(analyze("zzqxv nonexistentword"), 10) == []
+    stats = await store.term_stats(["시범", "zzqxv"])
+    assert stats.df["zzqxv"] == 0 and stats.df["시범"] >= 1 and stats.n >= len(TEXTS) and stats.avgdl > 0
     await store.delete_document(ref)
 
 
@@ -95,7 +97,9 @@ def postgrest_app(pg_url: str) -> Starlette:
             return JSONResponse({"code": "PGRST202", "message": f"Could not find the function public.{fn}"},
                                 status_code=404)
         args: dict[str, Any] = await request.json()
-        values = [json.dumps(v) if isinstance(v, list | dict) else v for v in args.values()]
+        # JSON arrays of strings arrive as text[] (as PostgREST maps them); vectors and records as JSON text.
+        values = [v if isinstance(v, list) and all(isinstance(x, str) for x in v)
+                  else json.dumps(v) if isinstance(v, list | dict) else v for v in args.values()]
         call = sql.SQL("{}({})").format(sql.Identifier(fn), sql.SQL(", ").join(
             sql.SQL("{} => %s").format(sql.Identifier(name)) for name in args))
         async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
@@ -144,8 +148,10 @@ async def test_supabase_adapter_over_postgrest_rpc(postgrest_url: str, db: Datab
         pg_hits = [h for h in await PgVectorStore(db).vector_search(query, 50) if h.storage_ref == ref]
         assert [(h.chunk_index, round(h.score, 4)) for h in hits] == [(h.chunk_index, round(h.score, 4))
                                                                       for h in pg_hits]
-        kw = [h for h in await store.keyword_search(tokenize("시범사업 예산"), 20) if h.storage_ref == ref]
-        assert [h.chunk_index for h in kw] == [2]
+        kw = [h for h in await store.term_search(analyze("시범사업 예산"), 20) if h.storage_ref == ref]
+        assert [h.chunk_index for h in kw] == [2]  # term_match_documents RPC
+        stats = await store.term_stats(["시범", "zzqxv"])  # term_statistics RPC
+        assert stats.df == {"시범": stats.df["시범"], "zzqxv": 0} and stats.df["시범"] >= 1
 
         assert await store.update_document(ref, "renamed.pdf", "/new/url") == 3
         assert {r["file_name"] for r in await db.fetch(

@@ -10,6 +10,9 @@ ALTER TABLE document_chunks ADD COLUMN IF NOT EXISTS analysis_version text NOT N
 -- ranks originals above the hub's own reports, so a report never becomes the source of its own answer.
 ALTER TABLE document_chunks ADD COLUMN IF NOT EXISTS source_kind text NOT NULL DEFAULT 'upload';
 
+-- The bigram-era keyword function is replaced by term search.
+DROP FUNCTION IF EXISTS keyword_match_documents(text, int);
+
 -- Document frequency of each term, the chunk count and the mean chunk length in terms (BM25's statistics).
 CREATE OR REPLACE FUNCTION term_statistics(p_terms text[])
 RETURNS TABLE (term text, df bigint, n bigint, avgdl float)
