@@ -11,8 +11,7 @@ Two adapters:
   `json_object`. Tool-calling models from `langchain_model` send `tool_choice="auto"`
   explicitly (OpenAI's default; llama-cpp-python ignores tools without it).
 * `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It is a real,
-  deterministic engine: keyword + embedding intent classification (Korean and English), rule-based
-  query variants and extractive answers that only quote the text it is given. It never invents text,
+  deterministic engine: rule-based query variants and extractive answers that only quote the text it is given. It never invents text,
   so it does not pretend to do free-form structured output: `parse` raises `OfflineUnsupported` and
   callers use the engine's explicit methods instead.
 
@@ -26,15 +25,14 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
-from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import Embeddings, cosine
+from ai_llm.common.embeddings import Embeddings
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import (
     content_words,
@@ -347,15 +345,6 @@ def _auto_tool_chat_openai() -> Any:
 # ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Classification:
-    """Result of the offline classifier."""
-
-    label: str
-    scores: dict[str, float]
-    keyword_hits: dict[str, list[str]] = field(default_factory=dict)
-
-
 _QUESTION_TAIL = re.compile(r"(은|는|이|가)?\s*(무엇인가요|뭐야|뭐예요|무엇입니까|어떻게 되나요|알려줘|알려주세요)\??$")
 
 
@@ -372,7 +361,6 @@ class LocalEngine:
     def __init__(self, embeddings: Embeddings | None = None) -> None:
         self.embeddings = embeddings
         self.calls: list[CallRecord] = []
-        self._example_cache: dict[tuple[str, ...], list[list[float]]] = {}
 
     # -- the LLM protocol -------------------------------------------------------------------
     async def chat(self, messages: Sequence[Message], *, model: str | None = None,
@@ -396,68 +384,6 @@ class LocalEngine:
                     purpose: str = "parse", max_tokens: int | None = None) -> T:
         raise OfflineUnsupported(
             f"offline mode cannot generate {schema.__name__}; use the LocalEngine's explicit methods")
-
-    # -- classification ---------------------------------------------------------------------
-    async def classify(self, text: str, examples: dict[str, Sequence[str]],
-                       keywords: dict[str, Sequence[str]] | None = None,
-                       keyword_weight: float = 0.6, default: str | None = None) -> Classification:
-        """Classify `text` into one of `examples`' labels.
-
-        Score per label = keyword_weight × keyword score + (1 − keyword_weight) × the best cosine
-        similarity to that label's examples. Keyword patterns are lower-cased substrings (they work for
-        Korean without spaces) or regexes when they start with `re:`.
-
-        Args:
-            text: the message.
-            examples: label -> example messages (embedded once, cached).
-            keywords: label -> substrings/regexes; each hit adds weight, saturating at three hits.
-            keyword_weight: share of the keyword score (the English-only offline embedding model is blind
-                to Korean, so keywords carry Korean).
-            default: label when nothing scores above zero.
-        """
-        started = time.perf_counter()
-        lowered = normalize(text).lower()
-        labels = list(examples)
-        hits: dict[str, list[str]] = {label: [] for label in labels}
-        for label, patterns in (keywords or {}).items():
-            for pattern in patterns:
-                if pattern.startswith("re:"):
-                    if re.search(pattern[3:], lowered):
-                        hits.setdefault(label, []).append(pattern)
-                elif pattern.lower() in lowered:
-                    hits.setdefault(label, []).append(pattern)
-        kw_score = {label: min(len(hits.get(label, [])), 3) / 3 for label in labels}
-        emb_score = {label: 0.0 for label in labels}
-        if self.embeddings is not None:
-            try:
-                emb_score = await self._embedding_scores(lowered, examples)
-            except Exception as exc:  # degrade to keywords only; never fail a classification
-                note_degraded("embeddings", exc)
-                self.calls.append(CallRecord("classify", "local", "embedding-fallback", 0.0, str(exc)[:120]))
-        scores = {label: keyword_weight * kw_score[label] + (1 - keyword_weight) * emb_score[label]
-                  for label in labels}
-        best = max(labels, key=lambda label: (scores[label], -labels.index(label)))
-        if scores[best] <= 0 and default is not None:
-            best = default
-        self.calls.append(CallRecord("classify", "local", "classify", (time.perf_counter() - started) * 1000))
-        return Classification(best, scores, {k: v for k, v in hits.items() if v})
-
-    async def _embedding_scores(self, text: str, examples: dict[str, Sequence[str]]) -> dict[str, float]:
-        assert self.embeddings is not None
-        labels = list(examples)
-        flat = [ex for label in labels for ex in examples[label]]
-        key = tuple(flat)
-        if key not in self._example_cache:
-            self._example_cache[key] = await self.embeddings.embed(flat)
-        vectors = self._example_cache[key]
-        [query] = await self.embeddings.embed([text])
-        out: dict[str, float] = {}
-        i = 0
-        for label in labels:
-            sims = [cosine(query, vectors[i + j]) for j in range(len(examples[label]))]
-            out[label] = max(0.0, max(sims)) if sims else 0.0
-            i += len(examples[label])
-        return out
 
     # -- query rewriting --------------------------------------------------------------------
     def rewrite_query(self, question: str) -> str:

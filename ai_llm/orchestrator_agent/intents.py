@@ -1,10 +1,8 @@
-"""Keyword patterns and embedding examples of the offline intent classifier.
+"""Keyword patterns the offline planner reports beside its learned classifier (`intent_model.py`).
 
 Patterns are lower-cased substrings (they match Korean without relying on spaces) or regexes prefixed
-`re:`; they carry Korean, because the offline embedding model (all-MiniLM-L6-v2) is English-only. The
-embedding examples are English requests written for this module; they are deliberately not taken from any
-evaluation set (`benchmarks/data/intent_eval.jsonl` stays held out, `tests/orchestrator_agent/
-intent_dev.jsonl` is the tuning set).
+`re:`. The planner's structural rules read a few of them (a report request, a current figure for the
+`verify_fact` skill); the intent itself comes from the learned model and the document catalog.
 
 Groups:
     INTERNAL: the request points at the team's own documents (규정, 지침, our policy, the uploaded PDF …).
@@ -17,8 +15,6 @@ Groups:
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 INTERNAL = [
     # Korean: our organisation and its documents
@@ -50,20 +46,6 @@ WEB = [
     "other countries", "other companies", "worldwide", "industry", "announced", "release date", "who won",
     "market", "bitcoin", "kospi", "nasdaq", "best practice", "reported", "new law", "government",
     "yesterday", "this week", "re:\\b(who|cdc|nist|gdpr|fda|eu|oecd|imf|iso)\\b",
-]
-
-#: Weaker recency words: they make a request web-bound alone, but next to an internal reference they
-#: usually describe the team's own material ("our current policy"), so they do not make it HYBRID.
-WEB_WEAK = [
-    "최근", "오늘", "현재", "지금", "올해", "발표", "업데이트된",
-    "recent", "today", "currently", "current ", "right now", "this year", "published", "re:\\b20[2-3]\\d\\b",
-]
-
-#: External authorities: the outside side of a comparison ("our rules vs the labour law"); alone they do
-#: not make a request web-bound (a question about a law is often answered directly).
-EXTERNAL = [
-    "법령", "법률", "법 ", "법과", "법에", "법이", "시행령", "고시", "정부", "국제 기준", "표준",
-    "law", "regulation", "legislation", "standard", "guidance", "recommendation",
 ]
 
 FILE = [
@@ -123,57 +105,3 @@ REPORT = [
     "re:\\b(write|create|draft|make|generate|prepare|produce|compile|put together|build)\\b.{0,40}\\breport\\b",
     "re:보고서.{0,6}(작성|만들|써|쓰|생성|뽑|저장)", "re:(문서|워드|docx|보고서)(로|으로) (만들|저장|정리|내보|작성)",
 ]
-
-#: English example requests per intent (embedded once; English-only model).
-EXAMPLES: dict[str, Sequence[str]] = {
-    "INTERNAL_SEARCH": [
-        "What does our employee handbook say about sick leave?",
-        "Find the procurement approval rules in our internal regulations",
-        "Which page of the uploaded manual explains the backup procedure?",
-        "Summarize the safety section of our company guideline",
-        "How many vacation days do new employees get according to our policy?",
-        "Search our documents for the quality assurance checklist",
-        "What is the reimbursement limit in the expense policy document?",
-        "Where in the specification is the error code table?",
-    ],
-    "WEB_SEARCH": [
-        "What are today's top technology headlines?",
-        "Search the internet for the newest smartphone releases",
-        "What is the euro to dollar exchange rate right now?",
-        "Find news about the central bank decision this week",
-        "What is the weather forecast for Busan tomorrow?",
-        "Look up the current population of Seoul",
-        "What did the government announce about housing prices recently?",
-        "Which company released the most recent large language model?",
-    ],
-    "FILE_OPERATION": [
-        "Delete the file named draft_v1.pdf",
-        "Show me a list of every document in the store",
-        "Rename the quarterly report to Q3_final.pdf",
-        "Write up these results as a Word report and save it",
-        "Upload the attached PDF and index it for search",
-        "Give me the download link for the security manual",
-        "Turn this conversation into a downloadable report",
-        "Remove all duplicate documents from storage",
-    ],
-    "HYBRID": [
-        "Compare our vacation policy with the current labor law",
-        "Check whether our security guideline matches the newest industry standard",
-        "How does our product roadmap compare with competitors' recent announcements?",
-        "Combine our internal safety manual with the latest government guidance",
-        "Is our privacy policy up to date with recent regulation changes?",
-        "Review our hiring process against current best practices found online",
-        "What do our documents say about vaccines and what does the latest research say?",
-        "Contrast our budget plan with the latest national statistics",
-    ],
-    "DIRECT": [
-        "Hi, how are you?",
-        "Thank you very much",
-        "What kinds of things can this assistant do?",
-        "Summarize your previous reply in one sentence",
-        "Please say that in English",
-        "Can you make your answer more concise?",
-        "What is this hub for?",
-        "Goodbye and have a nice day",
-    ],
-}

@@ -18,7 +18,6 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
 from ai_llm.common.a2a_server import bind_socket, serve_app
-from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import LocalEngine, OfflineUnsupported, OpenAIChat
 
 
@@ -98,19 +97,6 @@ async def test_openai_adapter_falls_back_when_json_schema_is_rejected(compatible
     log.clear()
     await llm.parse([{"role": "user", "content": "y"}], Verdict)
     assert len(log) == 1
-
-
-async def test_local_engine_classifies_korean_by_keywords_and_english_by_embeddings(
-        embeddings: OpenAIEmbeddings) -> None:
-    engine = LocalEngine(embeddings)
-    examples = {"WEB": ["latest news about the stock market today", "current exchange rate"],
-                "DOCS": ["what does our internal policy document say", "find it in our uploaded manual"]}
-    keywords = {"WEB": ["환율", "뉴스", "최신"], "DOCS": ["사내", "규정", "문서"]}
-    ko = await engine.classify("오늘 원달러 환율 알려줘", examples, keywords)
-    assert ko.label == "WEB" and ko.keyword_hits["WEB"] == ["환율"]
-    en = await engine.classify("What's in our travel policy handbook?", examples, keywords)
-    assert en.label == "DOCS"
-    assert en.scores["DOCS"] > en.scores["WEB"]
 
 
 async def test_local_engine_variants_and_extractive_answers() -> None:
