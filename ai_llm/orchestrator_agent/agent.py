@@ -66,6 +66,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "rag_prefix": "📄 [사내 문서 기반]",
         "web_prefix": "🌐 [웹 검색 기반]",
         "not_found": "관련 정보를 찾을 수 없습니다.",
+        "web_down": "사내 문서에서 찾지 못했고, 웹 검색도 사용할 수 없습니다 ({reason}).",
         "restate": "질문을 정확히 이해하지 못했습니다. 무엇을 찾으시는지 조금 더 구체적으로 다시 말씀해 주시겠어요?",
         "synthesis": "🧩 여러 에이전트의 결과를 종합하는 중…",
         "done": "✅ 답변 완료",
@@ -93,6 +94,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "rag_prefix": "📄 [Based on internal documents]",
         "web_prefix": "🌐 [Based on web search]",
         "not_found": "No relevant information found.",
+        "web_down": "Nothing was found in the internal documents, and web search is unavailable ({reason}).",
         "restate": "I could not tell exactly what you are looking for. Could you restate the question more specifically?",
         "synthesis": "🧩 Combining the agents' results…",
         "done": "✅ Answer ready",
@@ -295,6 +297,8 @@ class Orchestrator:
                 score = _best_score(web)
                 if web.status == STATUS_OK and score >= self.relevance_threshold:
                     body, status = f"{m['web_prefix']}\n\n{web.text.strip()}", STATUS_OK
+                elif web.failed:  # an outage is reported as an outage, not as "nothing relevant"
+                    body, status = m["web_down"].format(reason=_reason(web, language)), STATUS_ERROR
                 else:
                     body, status = m["not_found"], STATUS_NO_RESULT
                 if rag.failed:
@@ -313,6 +317,9 @@ class Orchestrator:
         elif usable_sinks:
             # Several independent answers outside HYBRID: shown side by side, not re-written.
             body, status = structured_merge(usable_sinks, step_sources(results), language), STATUS_OK
+        elif len(sinks) == 1 and sinks[0].text.strip():
+            # The one agent answered with an error of its own ("웹 검색을 사용할 수 없습니다: …"): say that.
+            body, status = sinks[0].text.strip(), STATUS_ERROR
         else:
             body, status = m["nothing"], STATUS_ERROR
 

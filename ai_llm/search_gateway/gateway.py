@@ -316,8 +316,9 @@ class SearchGateway:
     async def _run_chain(self, request: SearchRequest, chain: list[str]) -> SearchResponse:
         errors: list[str] = []
         cost = 0.0
+        answered = False  # a provider ran the search (even with no results)
         if not chain:
-            return SearchResponse(query=request.query, notice="no search provider is configured: "
+            return SearchResponse(query=request.query, outage=True, notice="no search provider is configured: "
                                   + (", ".join(f"{n} ({r})" for n, r in self.skipped.items()) or "empty chain"))
         for branch, name in enumerate(chain):
             provider = self.providers[name]
@@ -343,6 +344,7 @@ class SearchGateway:
                 errors.append(f"{name}: {type(exc).__name__}: {exc}")
                 continue
             cost += provider.cost_per_call
+            answered = True
             results = filter_results(results, request)
             if not results:
                 errors.append(f"{name}: no results")
@@ -350,6 +352,10 @@ class SearchGateway:
             return SearchResponse(query=request.query, results=results, provider=name, cache="miss", branch=branch,
                                   cost_usd=cost, errors=errors,
                                   notice=f"answered by fallback provider {name}" if branch else None)
+        if not answered:  # every provider failed: an outage, reported as such with each provider's reason
+            return SearchResponse(query=request.query, provider=None, cache="miss", branch=len(chain),
+                                  cost_usd=cost, errors=errors, outage=True,
+                                  notice="search unavailable: " + "; ".join(errors))
         return SearchResponse(query=request.query, provider=None, cache="miss", branch=len(chain), cost_usd=cost,
                               errors=errors, notice="no provider returned results")
 

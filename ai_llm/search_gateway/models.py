@@ -90,11 +90,12 @@ class SearchResponse:
     notice: str | None = None
     errors: list[str] = field(default_factory=list)
     cached_query: str | None = None
+    outage: bool = False  # no provider could search at all (each failed): not the same as "nothing found"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query, "results": [r.to_dict() for r in self.results], "provider": self.provider,
             "cache": self.cache, "branch": self.branch, "latency_ms": round(self.latency_ms, 2),
             "cost_usd": round(self.cost_usd, 6), "notice": self.notice, "errors": self.errors,
-            "cached_query": self.cached_query,
+            "cached_query": self.cached_query, "outage": self.outage,
         }

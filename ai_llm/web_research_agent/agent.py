@@ -100,9 +100,12 @@ class RunState:
     seen: dict[str, SearchHit] = field(default_factory=dict)
     skipped_pages: dict[str, str] = field(default_factory=dict)
     pages_read: list[str] = field(default_factory=list)
+    outages: list[str] = field(default_factory=list)  # why searches could not run (every provider failed)
 
     def record(self, response: SearchResponse) -> None:
         self.queries.append(response.query)
+        if response.outage:
+            self.outages.append(str(response.notice or "search unavailable"))
         self.cache[response.cache] = self.cache.get(response.cache, 0) + 1
         self.cost_usd += response.cost_usd
         if response.provider and response.provider not in self.providers:
@@ -196,6 +199,12 @@ class WebResearchAgent:
                 "pages_read": state.pages_read, "skipped_pages": state.skipped_pages}
 
     def _no_result(self, state: RunState, language: str, depth: str) -> AgentReply:
+        if state.outages and len(state.outages) == len(state.queries):
+            # No search could run: an outage, not "nothing relevant" (the search never happened).
+            reason = state.outages[-1]
+            return AgentReply(text=phrase(language, "search_down", error=reason),
+                              data={"status": STATUS_ERROR, "error": reason, "outage": True,
+                                    **self._data(state, [], depth)})
         text = (f"{phrase(language, 'no_result')}.\n\n"
                 + phrase(language, "no_result_detail", score=state.max_score, threshold=self.threshold))
         return AgentReply(text=text, data={"status": STATUS_NO_RESULT, **self._data(state, [], depth)})

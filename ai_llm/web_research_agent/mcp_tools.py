@@ -78,6 +78,7 @@ class SearchResponse:
     latency_ms: float = 0.0
     cost_usd: float = 0.0
     notice: str | None = None
+    outage: bool = False  # the search server could not search at all (every provider failed)
 
 
 @dataclass
@@ -208,6 +209,7 @@ def parse_search_payload(payload: Any, query: str, tool: str) -> SearchResponse:
         latency_ms=_as_float(envelope.get("latency_ms")) or 0.0,
         cost_usd=_as_float(envelope.get("cost_usd")) or 0.0,
         notice=envelope.get("notice"),
+        outage=bool(envelope.get("outage")) and not hits,
     )
 
 

@@ -41,6 +41,7 @@ PHRASES = {
         "summary": "요약",
         "details": "세부 내용",
         "tools_down": "검색 도구에 연결할 수 없습니다: {error}",
+        "search_down": "웹 검색을 사용할 수 없습니다: {error}",
         "empty": "질문이 비어 있습니다. 검색할 내용을 입력해 주세요.",
     },
     "en": {
@@ -56,6 +57,7 @@ PHRASES = {
         "summary": "Summary",
         "details": "Details",
         "tools_down": "The search tools cannot be reached: {error}",
+        "search_down": "Web search is unavailable: {error}",
         "empty": "The question is empty. Please type what to search for.",
     },
 }

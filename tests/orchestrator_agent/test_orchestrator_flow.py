@@ -111,6 +111,14 @@ async def test_low_web_score_after_rag_no_result_says_not_found(scripted: Script
     assert english.text == "No relevant information found."
 
 
+async def test_a_web_outage_is_reported_as_an_outage_not_as_nothing_found(scripted: ScriptedAgents) -> None:
+    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted, rag="rag_none", web="web_outage"))
+    reply = await orchestrator.handle(request("사내 규정에서 반려동물 동반 출근 기준 알려줘"), Recorder().progress)
+    assert reply.text.startswith("사내 문서에서 찾지 못했고, 웹 검색도 사용할 수 없습니다")
+    assert "serper" in reply.text and "관련 정보를 찾을 수 없습니다" not in reply.text
+    assert reply.data["status"] == "error"
+
+
 async def test_rag_needs_clarification_asks_to_restate(scripted: ScriptedAgents) -> None:
     orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted, rag="rag_clarify"))
     reply = await orchestrator.handle(request("그 규정 문서에서 그거 알려줘"), Recorder().progress)

@@ -142,6 +142,22 @@ async def test_every_provider_failing_gives_an_empty_answer_not_an_exception(
     gw = _gateway(tmp_path, settings, db, None, "chain: [local]\ncache: {enabled: false}\n")
     out = await gw.search("zorblax quintessence")
     assert out["results"] == [] and out["provider"] is None and out["notice"] == "no provider returned results"
+    assert out["outage"] is False  # the provider searched and found nothing: not an outage
+
+
+async def test_every_provider_failing_is_an_outage_naming_each_provider(
+        tmp_path: Path, settings: Settings, db: Database, fake_api: FakeAPI) -> None:
+    fake_api.json_route("/search", {"error": "boom"}, status=500)
+    config = (f"chain: [serper, exa]\ncache: {{enabled: false}}\nproviders:\n  serper: {{base_url: '{fake_api.url}'}}\n"
+              f"  exa: {{base_url: '{fake_api.url}'}}\n")
+    gw = _gateway(tmp_path, settings, db, None, config, exa_api_key="k")
+    out = await gw.search("Port of Busan container cargo", agent="outage-test")
+    assert out["outage"] is True and out["results"] == [] and out["provider"] is None
+    assert out["notice"].startswith("search unavailable: ") and "serper" in out["notice"] and "exa" in out["notice"]
+    # Telemetry counts it as a failure (its error), not as a search that found nothing.
+    await gw.flush()
+    rows = await db.fetch("SELECT error FROM search_telemetry WHERE agent = 'outage-test'")
+    assert rows and all(r["error"] and "serper" in r["error"] for r in rows)
 
 
 async def test_partitions_never_overwrite_each_other(tmp_path: Path, settings: Settings, db: Database,

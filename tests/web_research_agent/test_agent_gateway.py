@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.process import stop_child
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.agent import WebResearchAgent
 from ai_llm.web_research_agent.deep_read import read_pages
@@ -17,6 +20,7 @@ from tests.web_research_agent.conftest import (
     make_deps,
     make_settings,
     redirecting_factory,
+    start_gateway,
 )
 
 Build = Callable[..., tuple[WebResearchAgent, list[SearchToolset]]]
@@ -171,3 +175,22 @@ async def test_empty_question_and_bad_depth(make_agent: Build) -> None:
         assert "depth" in str(exc)
     else:
         raise AssertionError("a bad depth must be refused")
+
+
+async def test_every_provider_failing_is_reported_as_an_outage(hub_env: dict[str, str], web_corpus: Path,
+                                                               session_dir: Path, embedding_server: str) -> None:
+    """A gateway whose only provider cannot be reached (connection refused, as with no network): the web agent
+    says web search is unavailable — an error naming the provider — never "nothing relevant"."""
+    config = session_dir / "outage_search_config.yaml"
+    config.write_text(f"chain: [serper]\ncache: {{enabled: false}}\nproviders:\n"
+                      f"  serper: {{base_url: 'http://127.0.0.1:{free_port()}', timeout_s: 3}}\n", encoding="utf-8")
+    gateway = start_gateway({**hub_env, "DATA_DIR": str(session_dir / "gw-outage"), "SEARCH_CONFIG": str(config),
+                             "SERPER_API_KEY": "test-key"}, web_corpus, session_dir / "logs")
+    try:
+        agent = WebResearchAgent(make_deps(make_settings(gateway.url, embedding_server)))
+        reply = await agent.research("latest Seoul subway ridership figures", language="ko")
+    finally:
+        stop_child(gateway.child)
+    assert reply.data["status"] == "error" and reply.data["outage"] is True
+    assert reply.text.startswith("웹 검색을 사용할 수 없습니다") and "serper" in reply.text
+    assert "관련 정보를 찾을 수 없습니다" not in reply.text
