@@ -72,8 +72,11 @@ class Database:
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 8) -> None:
         self.url = url
+        # `check`: a pooled connection is tested before it is handed out, so after the launcher restarts a
+        # crashed Postgres the agents reconnect instead of failing once per stale connection.
         self.pool = AsyncConnectionPool(url, min_size=min_size, max_size=max_size, open=False,
-                                        configure=_configure, kwargs={"row_factory": dict_row})
+                                        configure=_configure, kwargs={"row_factory": dict_row},
+                                        check=AsyncConnectionPool.check_connection)
 
     async def open(self) -> Database:
         await self.pool.open(wait=True, timeout=30)

@@ -52,3 +52,20 @@ async def test_pgvector_returns_the_nearest_row(db: Database) -> None:
         assert (await cur.fetchone())["name"] == "x"
         cur = await conn.execute("SELECT name FROM vecs ORDER BY v <=> %s::vector LIMIT 1", ("[0.5,0.6,0]",))
         assert (await cur.fetchone())["name"] == "xy"
+
+
+async def test_an_open_pool_survives_a_database_restart() -> None:
+    """The launcher restarts a crashed Postgres; agents keep their pool and must not fail on stale connections."""
+    tmp_path = pg_data_dir()
+    server, url = start_embedded_postgres(tmp_path / "pg")
+    db = await Database(url, min_size=2, max_size=2).open()
+    try:
+        assert await db.fetch("SELECT 1 AS one") == [{"one": 1}]
+        server.cleanup()  # the database goes away under an open pool ...
+        server, url2 = start_embedded_postgres(tmp_path / "pg")  # ... and comes back
+        assert url2 == url
+        for _ in range(3):  # every pooled connection was stale; each is checked and replaced, none fails
+            assert await db.fetch("SELECT 1 AS one") == [{"one": 1}]
+    finally:
+        await db.close()
+        server.cleanup()
