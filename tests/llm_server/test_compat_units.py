@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -82,22 +82,9 @@ def _completion(content: str, finish_reason: str) -> dict[str, Any]:
                          "message": {"role": "assistant", "content": content}}]}
 
 
-async def _serve(app: FastAPI) -> AsyncIterator[str]:
-    """Serve `app` on an ephemeral port for the duration of a fixture; yields its `/v1` base URL."""
-    sock = bind_socket("127.0.0.1", 0)
-    task = asyncio.create_task(serve_app(app, sock))
-    await asyncio.sleep(0.2)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    task.cancel()
-
-
-class Verdict(BaseModel):
-    intent: str
-
-
-@pytest.fixture
-async def strict_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
-    """Accepts only plain `json_object` (rejects `json_schema` with 422 and unknown keys with 400)."""
+async def _wire_server(respond: Callable[[dict[str, Any]], Any]) -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    """A chat-completions endpoint on an ephemeral port answering with `respond(body)`; yields its `/v1` base
+    URL and the log of request bodies, for the duration of a fixture."""
     log: list[dict[str, Any]] = []
     app = FastAPI()
 
@@ -105,15 +92,33 @@ async def strict_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
     async def chat(request: Request) -> Any:
         body = await request.json()
         log.append(body)
-        fmt = body.get("response_format") or {}
-        if fmt.get("type") == "json_schema":
-            return JSONResponse({"detail": "response_format.type must be text or json_object"}, status_code=422)
-        if set(fmt) - {"type"}:
-            return JSONResponse({"error": {"message": "unknown key in response_format"}}, status_code=400)
-        return _completion(json.dumps({"intent": "WEB_SEARCH"}), "stop")
+        return respond(body)
 
-    async for url in _serve(app):
-        yield url, log
+    sock = bind_socket("127.0.0.1", 0)
+    task = asyncio.create_task(serve_app(app, sock))
+    await asyncio.sleep(0.2)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1", log
+    task.cancel()
+
+
+class Verdict(BaseModel):
+    intent: str
+
+
+def _strict(body: dict[str, Any]) -> Any:
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return JSONResponse({"detail": "response_format.type must be text or json_object"}, status_code=422)
+    if set(fmt) - {"type"}:
+        return JSONResponse({"error": {"message": "unknown key in response_format"}}, status_code=400)
+    return _completion(json.dumps({"intent": "WEB_SEARCH"}), "stop")
+
+
+@pytest.fixture
+async def strict_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    """Accepts only plain `json_object` (rejects `json_schema` with 422 and unknown keys with 400)."""
+    async for served in _wire_server(_strict):
+        yield served
 
 
 async def test_schema_key_is_dropped_for_servers_that_refuse_it(strict_server: Any) -> None:
@@ -133,18 +138,9 @@ async def test_schema_key_is_dropped_for_servers_that_refuse_it(strict_server: A
 @pytest.fixture
 async def truncating_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
     """Answers every request with a JSON object cut off at the token budget (`finish_reason: "length"`)."""
-    log: list[dict[str, Any]] = []
-    app = FastAPI()
-
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request) -> Any:
-        body = await request.json()
-        log.append(body)
-        return _completion('{"intent": "HYBRID", "steps": [{"agent": "internal_rag", "instruction": "Compare our',
-                           "length")
-
-    async for url in _serve(app):
-        yield url, log
+    cut = '{"intent": "HYBRID", "steps": [{"agent": "internal_rag", "instruction": "Compare our'
+    async for served in _wire_server(lambda _body: _completion(cut, "length")):
+        yield served
 
 
 async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_survives(truncating_server: Any) -> None:
