@@ -78,11 +78,11 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def is_korean(text: str) -> bool:
-    """True when Hangul makes up a noticeable share of the letters."""
+def is_korean(text: str, min_share: float = 0.2) -> bool:
+    """True when Hangul makes up at least `min_share` of the letters."""
     hangul = sum(len(m) for m in _HANGUL.findall(text))
     letters = sum(1 for ch in text if ch.isalpha())
-    return letters > 0 and hangul / letters >= 0.2
+    return letters > 0 and hangul / letters >= min_share
 
 
 #: Words that end with a period without ending a sentence (lower-case, without the period).

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ai_llm.common.db import Database
-from ai_llm.common.text import split_sentences
+from ai_llm.common.text import is_korean, split_sentences
 
 #: Key terms kept per document.
 KEY_TERMS = 15
@@ -28,8 +28,6 @@ MIN_TERM_CHARS = 2
 #: Above this Hangul share of letters a document is Korean.
 KOREAN_SHARE = 0.3
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_LETTER = re.compile(r"[A-Za-z\uac00-\ud7a3]")
 _PAGE_MARKER = re.compile(r"\[페이지\s*\d+\]")
 _SPACES = re.compile(r"\s+")
 
@@ -52,8 +50,7 @@ class CatalogEntry:
 
 def language_of(text: str) -> str:
     """`ko` when Hangul is at least `KOREAN_SHARE` of the letters, else `en`."""
-    letters = len(_LETTER.findall(text))
-    return "ko" if letters and len(_HANGUL.findall(text)) / letters >= KOREAN_SHARE else "en"
+    return "ko" if is_korean(text, KOREAN_SHARE) else "en"
 
 
 def title_of(first_chunk: str) -> str:
