@@ -84,12 +84,12 @@ class ProviderConfig:
 class CacheConfig:
     enabled: bool = True
     semantic: bool = True
-    semantic_threshold: float = 0.7
+    semantic_threshold: float = 0.4
     embed_timeout_s: float = 5.0
     #: Serve a semantic hit only when `query_match.same_request` holds (False: cosine alone, the old policy).
     semantic_guard: bool = True
     #: How many nearest cached queries above the threshold are checked, nearest first.
-    semantic_candidates: int = 5
+    semantic_candidates: int = 10
 
 
 @dataclass
@@ -228,10 +228,10 @@ def load_config(path: Path | None = None) -> GatewayConfig:
         )
 
     raw_cache = data.get("cache") or {}
-    threshold = float(raw_cache.get("semantic_threshold", 0.7))
+    threshold = float(raw_cache.get("semantic_threshold", 0.4))
     if not 0.0 < threshold <= 1.0:
         raise ConfigError(f"{_where(path, 'semantic_threshold')}: semantic_threshold must be in (0, 1]")
-    candidates = _number(path, "semantic_candidates", raw_cache.get("semantic_candidates", 5), int)
+    candidates = _number(path, "semantic_candidates", raw_cache.get("semantic_candidates", 10), int)
     if candidates < 1:
         raise ConfigError(f"{_where(path, 'semantic_candidates')}: semantic_candidates must be at least 1")
     cache = CacheConfig(enabled=bool(raw_cache.get("enabled", True)), semantic=bool(raw_cache.get("semantic", True)),

@@ -12,18 +12,47 @@ How the two texts are compared:
    (NNG/NNP/NNB/NR/NP), roots (XR), verb/adjective stems (VV/VA), adverbs and determiners (MAG/MM) are terms;
    particles, endings and verbalising suffixes are not, so "서울의 날씨는?" and "서울 날씨" have the same
    terms. Prefixes and noun suffixes stay on their noun (비+흡연자, 성장+률): they change what is asked.
+   Kiwi keeps some "<event>일" nouns whole (종료일) and splits others (출시 + 일); they are always split, so
+   the day can stand for 언제 (below), except nouns that are not an event's day (토요일, 공휴일, 기념일 …).
 2. **Neutral words** carry no request content and are dropped: request phrasing ("please tell me", "could
-   you explain", "알려줘", "좀", "검색해 줘", "감사합니다"), articles, auxiliaries, pronouns. Question words
-   (what, how, who, when, where, 뭐, 어떻게, 언제, 누구, 얼마, 몇) and the tense of "to be" may be left out on
-   one side ("who is the CEO of Apple" = "Apple CEO") but must agree when both sides have one ("what to
-   eat" ≠ "where to eat", "어떻게 신청" ≠ "언제 신청"). Negation (not, no, never, without, 안, 못, 않,
-   아니, 없) is never neutral, nor are acronyms ("US") or letters written against digits ("S24", "4o").
-3. **Same terms.** After equal terms are matched, every leftover term rules the hit out: a content word
-   present on one side only, or substituted by another, means another request. The only leftovers forgiven
-   are spelling variants:
+   you explain", "kindly list", "recommend", "알려줘", "좀", "검색해 줘", "부탁드립니다", "추천", "여부"),
+   articles, auxiliaries, pronouns, "this"/"이번". Question words (what, how, who, when, where, 뭐, 어떻게,
+   언제, 누구, 얼마, 몇) and the tense of "to be" may be left out on one side ("who is the CEO of Apple" =
+   "Apple CEO") but must agree when both sides have one ("what to eat" ≠ "where to eat", "어떻게 신청" ≠
+   "언제 신청"). "how" + an adjective ("how tall", "how long") and 몇 + a unit ("몇 명", "몇 퍼센트") are one
+   question word each ("몇 명" ≠ "몇 시"). Negation (not, no, never, without, 안, 못, 않, 아니, 없) is
+   never neutral, nor are acronyms ("US", and "WHO" unless the query is typed in capitals), the month "May"
+   or letters written against digits ("S24", "4o"). The dependent noun 법 ("사는 법") is 방법; the noun 법
+   ("law") is not.
+3. **Same terms.** Runs of terms that name one thing become one term first, longest first, with the
+   equivalence groups it belongs to (`equivalents()`):
 
+   * `data/equivalents.txt`: abbreviations and full names ("NYC" / "New York City", "한은" / "한국은행",
+     "CPI" / "consumer price index"), Korean and English names ("삼성전자" / "Samsung Electronics",
+     "주가" / "stock price"), and synonyms that are interchangeable in any query ("cheap" / "affordable",
+     "가격" / "비용", "퇴사" / "퇴직"). All variants of a line are one group. The file never groups a broader
+     and a narrower term, two members of one class (two currencies, cities, ministries) or a word whose
+     other sense would merge different requests; "North Korea", "bird flu", "Canadian dollar" stay apart
+     from "Korea", "flu", "dollar" because the longer name is its own term or keeps its extra word.
+   * the project's Korean–English tables (`ai_llm/common/data/loanwords_ko_en.tsv`, `glossary_ko_en.tsv`):
+     one group per line, so each links a Korean word to one English word ("엔비디아" / "NVIDIA", "독감" /
+     "flu") and never two Korean or two English words to each other.
+
+   Korean runs are joined only across spaces ("주식 시세" = "주식시세"), never across a particle. Then equal
+   terms are matched, and every leftover term rules the hit out: a content word present on one side only,
+   or substituted by another, means another request. The only leftovers forgiven are:
+
+   * a term and a term of a shared equivalence group ("US" / "United States");
    * a typo in a Latin word of five or more letters: one adjacent transposition, or one insertion, deletion
-     or substitution by a neighbouring QWERTY key inside the word ("goverment", "weahter");
+     or substitution by a neighbouring QWERTY key inside the word ("goverment", "weahter"), unless the two
+     are real words one slip apart ("desert" / "dessert", "angel" / "angle");
+   * an -ed word in a question with "is/was/were" for its verb or the verb's -ing form, also through the
+     verb's groups ("when was Samsung founded" / "Samsung founding year", "when is it released" / "release
+     date" / "launch date"); never otherwise ("parking" ≠ "park", "interesting" ≠ "interested");
+   * the noun a question word asks for, when that question word is on the other side only (`ANSWER_WORDS`:
+     when → date/year/기간/일, how much → price, how tall → height, where → location/곳, what → meaning;
+     "when is Chuseok" = "Chuseok date", "아이폰 16 언제 출시돼" = "아이폰 16 출시일"), one noun per question
+     word, and only that question word's nouns ("Samsung founding location" ≠ "when was Samsung founded");
    * a spacing variant: one side's term is adjacent terms of the other written together ("iphone15");
    * for Korean, where a typo or unusual spacing makes Kiwi segment differently, the query's content
      words (its space-separated words that hold a content term, trailing particles and endings cut off)
@@ -31,8 +60,11 @@ How the two texts are compared:
      "청년도약계좌"); one jamo apart, in the third or a later syllable of a word of three or more syllables,
      means a typo ("최저임굼", "카카오뱅그"), while "양주시" / "영주시" or "안양시" / "안산시" stay apart.
 
-   Numbers are never fuzzy. Synonyms and abbreviations ("cost" / "price", "NYC") are not matched: a miss
-   costs one provider call, a wrong hit serves another question's results.
+   When merged names leave a difference, the unmerged terms are compared too, so a typo inside a name is
+   still forgiven ("exhange rate" / "exchange rate"). Numbers are never fuzzy, inside names or out
+   ("코로나19" is one name; "Galaxy S24" / "갤럭시 S25" differ). Words are matched by meaning only through
+   these groups ("guide" / "tips" or "맛집" / "식당" are not grouped): a miss costs one provider call, a wrong
+   hit serves another question's results.
 4. **Same structure.** Numbers must come in the same order ("3/1" is not "1/3"). Case roles must agree:
    Korean particles (에서/부터 source, 까지/로/에게 goal, 에 location, 의 possessor, 보다 comparison,
    이/가 subject, 을/를 object) and English prepositions (from, to/into, in, than, by) mark the term they
@@ -42,8 +74,13 @@ How the two texts are compared:
    term ("by" must be on both sides). English keyword order is free ("2025 Korea minimum wage"), but terms
    may not swap sides around a verb ("Apple acquired Beats" ≠ "Beats acquired Apple").
 
-It is cheap: a regex pass, one Kiwi call for text with Hangul (≈0.1–0.3 ms), and an LRU cache of analysed
-queries. Kiwi is loaded once per process, lazily (≈1 s, ≈300 MB); `warm_up()` loads it ahead of time.
+It is cheap: a regex pass, one Kiwi call for text with Hangul (≈0.1–0.3 ms), dictionary look-ups of term runs
+(≈1 ms a comparison in all), and an LRU cache of analysed queries. Kiwi (≈1 s, ≈300 MB) and the equivalence
+tables (≈0.15 s, ≈13k phrases) are loaded once per process, lazily; `warm_up()` loads both ahead of time.
+
+Because the check decides, the cache's cosine threshold only picks candidates and sits low (0.4 in
+`search_config.yaml`): all-MiniLM-L6-v2 is an English model and puts typos ("Samsng") and Korean/English
+names of one thing ("NVIDIA" / "엔비디아", "AI" / "인공지능") at 0.45-0.7.
 """
 
 from __future__ import annotations
@@ -54,6 +91,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal
 
 TermKind = Literal["word", "number", "symbol", "korean"]
@@ -80,6 +118,7 @@ ENGLISH_NEUTRAL = frozenset("""
     can could would should will shall may might must
     of on at for with about regarding concerning via and or also just really actually exactly
     please pls plz kindly tell show find search searching look give get know want wanna need like let lets
+    list provide recommend recommended recommendation suggest suggestion between
     explain describe info information details detail s
     hi hello hey thanks thank
     inc corp corporation ltd llc plc co
@@ -101,6 +140,45 @@ OPTIONAL_WORDS = {
     "왜/M": ("wh", "why"), "얼마/N": ("wh", "much"), "얼마나/M": ("wh", "much"), "몇/M": ("wh", "many"),
     "몇/N": ("wh", "many"),
 }
+
+#: Adjectives that make "how" ask for one quantity ("how tall" → height); the pair is one question word.
+HOW_ADJECTIVES = frozenset("tall high long far old big large heavy fast hot cold deep often soon early late".split())
+#: Units that make 몇 ask for one quantity ("몇 명" → a head count); the pair is one question word.
+KOREAN_UNITS = frozenset("명 개 시 분 초 살 세 년 월 일 주 시간 개월 주일 번 층 퍼센트 프로 % 달러 원 킬로 미터 배 등".split())
+#: Nouns ending in 일 that are not "<event> day" (토요일, 공휴일, 기념일, 휴일, 생일, 평일 …).
+_WHOLE_DAY_NOUNS = ("요일", "공휴일", "기념일", "휴일", "생일", "평일", "매일", "내일", "당일", "전일", "익일", "종일",
+                    "영업일", "근무일")
+#: What a question word asks for: a query with the question word and one with this noun instead ask the same
+#: ("when was Samsung founded" = "Samsung founding year", "연말정산 언제" = "연말정산 기간"), provided the
+#: question word is on one side only. Keys are the compared forms of `OPTIONAL_WORDS` and the joined question
+#: words ("how tall", "many 명"); values are English singular forms and Korean terms.
+ANSWER_WORDS: dict[str, frozenset[str]] = {wh: frozenset(words.split()) for wh, words in {
+    "when": "date day time year period schedule 날짜 일 날 일자 시기 기간 일정 시간",
+    "where": "location place address 곳 장소 위치 주소",
+    "why": "reason cause 이유 원인",
+    "what": "meaning definition 뜻 의미 정의",
+    "how": "way method procedure step 방법 요령 절차",
+    "much": "price cost fee amount 가격 비용 요금 금액 시세",
+    "many": "number count 수 개수",
+    "how long": "duration length time period 기간 시간 소요",
+    "how tall": "height 높이 키",
+    "how high": "height altitude 높이 고도",
+    "how old": "age 나이",
+    "how far": "distance 거리",
+    "how big": "size area 크기 면적",
+    "how large": "size area 크기 면적",
+    "how heavy": "weight 무게",
+    "how fast": "speed 속도",
+    "how hot": "temperature 기온 온도",
+    "how cold": "temperature 기온 온도",
+    "how deep": "depth 깊이",
+    "how often": "frequency 빈도 주기",
+    "many 명": "number 수 인원",
+    "many 개": "number 수 개수",
+    "many 시": "time 시간 시각 영업시간 운영시간",
+    "many 살": "age 나이",
+    "many 세": "age 나이",
+}.items()}
 
 #: English prepositions that give the next content term a case role.
 ENGLISH_ROLES = {"from": "source", "to": "goal", "into": "goal", "towards": "goal", "toward": "goal",
@@ -124,9 +202,10 @@ KOREAN_ROLES = {"에서": "source", "에서부터": "source", "부터": "source"
 #: Korean morphemes (form/tag class N, V or M) that carry no request content.
 KOREAN_NEUTRAL = frozenset("""
     알리/V 알/V 주/V 주시/V 보/V 보이/V 찾/V 찾아보/V 말하/V 가르치/V 대하/V 관하/V 있/V 하/V 되/V 싶/V
-    그렇/V 감사하/V 고맙/V
+    그렇/V 감사하/V 고맙/V 드리/V
     검색/N 조회/N 확인/N 설명/N 정리/N 궁금/N 부탁/N 질문/N 정보/N 관련/N 것/N 거/N 수/N 등/N
-    데/N 나/N 저/N 제/N 내/N 우리/N 저희/N 주식회사/N 감사/N
+    데/N 나/N 저/N 제/N 내/N 우리/N 저희/N 주식회사/N 감사/N 여부/N
+    추천/N 이번/N
     이/M 그/M 저/M 좀/M 혹시/M 그냥/M 제발/M 한번/M 정말/M 진짜/M 꼭/M 다시/M
 """.split())
 #: Korean negators, mapped to one term per meaning ("안 먹는" = "먹지 않는"; "못 먹는" = "먹지 못하는").
@@ -135,6 +214,14 @@ KOREAN_NEGATION = {"안": "않", "않": "않", "아니": "않", "말": "않", "�
 _CONTENT_TAGS = {"NNG": "N", "NNP": "N", "NNB": "N", "NR": "N", "NP": "N", "XR": "N", "VV": "V", "VA": "V",
                  "MAG": "M", "MM": "M"}
 _FUNCTION_TAGS = ("J", "E", "VCP", "XSV", "XSA", "XSM")  # tag prefixes of particles, endings, verbalisers
+
+#: Real English words one keyboard slip apart: never a typo of each other.
+_REAL_WORD_PAIRS = frozenset(frozenset(pair.split("/")) for pair in """desert/dessert diner/dinner later/latter
+    super/supper hoping/hopping filing/filling dining/dinning taping/tapping planing/planning scraped/scrapped
+    striped/stripped wining/winning pining/pinning robed/robbed caned/canned biding/bidding cuter/cutter
+    coping/copping moping/mopping sloping/slopping scared/scarred stared/starred sited/sitted comet/commet
+    angel/angle clock/click state/stare trial/trail dairy/diary quite/quiet casual/causal thorough/through
+    lose/loose except/expect advice/advise device/devise""".split())
 
 _QWERTY = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
 _KEY_POS = {ch: (row, col) for row, keys in enumerate(_QWERTY) for col, ch in enumerate(keys)}
@@ -151,6 +238,8 @@ class Term:
         role: case role from a particle or preposition (source, goal, comparison, subject, object, agent).
         start: character offset in the normalised query (terms are in text order).
         optional: class of a word that may be left out on one side (see `OPTIONAL_WORDS`), else None.
+        end: end offset of the term's last piece in the normalised query.
+        concepts: ids of the equivalence groups the term (or phrase) belongs to (see `equivalents`).
     """
 
     key: str
@@ -159,6 +248,8 @@ class Term:
     role: str | None = None
     start: int = 0
     optional: str | None = None
+    end: int = 0
+    concepts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -172,11 +263,15 @@ class Word:
 
 @dataclass(frozen=True)
 class RequestTerms:
-    """The analysed query: content terms in text order, its words, and whether it contains Hangul."""
+    """The analysed query: content terms in text order, its words, and whether it contains Hangul.
+
+    `plain` holds the terms before equivalent names were merged into one term (`terms` without phrases).
+    """
 
     terms: tuple[Term, ...]
     words: tuple[Word, ...]
     hangul: bool
+    plain: tuple[Term, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -215,8 +310,10 @@ def _analyser() -> Any:
 
 
 def warm_up() -> None:
-    """Load the Korean analyser now (call it off the request path, e.g. in a thread at start-up)."""
+    """Load the Korean analyser and the equivalence tables now (off the request path, e.g. in a thread at
+    start-up)."""
     _analyser()
+    equivalents()
 
 
 # --- analysis ------------------------------------------------------------------------------------------------
@@ -258,13 +355,18 @@ class _Piece:
 
 def _pieces(text: str, hangul: bool) -> list[_Piece]:
     # All-caps typing ("WHAT IS THE GDP") is not a string of acronyms.
-    shouting = any(w.isupper() and (w.casefold() in ENGLISH_NEUTRAL or w.casefold() in OPTIONAL_WORDS)
-                   for w in re.findall(r"[A-Za-z]{3,}", text))
+    # "WHO guidelines" is an acronym; "WHAT IS THE GDP" is shouting: two or more capitalised words, one of
+    # them a neutral or question word.
+    capitals = [w for w in re.findall(r"[A-Za-z]{2,}", text) if w.isupper()]
+    shouting = len(capitals) >= 2 and any(w.casefold() in ENGLISH_NEUTRAL or w.casefold() in OPTIONAL_WORDS
+                                          for w in capitals)
     pieces = []
     for m in _TOKEN.finditer(text):
         tag = m.lastgroup or "word"
         if tag == "word" and len(m.group()) > 1 and m.group().isupper() and not shouting:
             tag = "acronym"  # US, IT, CO: never a neutral word
+        elif tag == "word" and m.group() == "May":
+            tag = "acronym"  # the month, not the auxiliary: "May 2024 CPI" is not "2024 CPI"
         pieces.append(_Piece(m.start(), m.end(), m.group().casefold(), tag))
     if hangul:
         for token in _analyser().tokenize(text):
@@ -298,6 +400,13 @@ def request_terms(query: str) -> RequestTerms:
     text = _normalise(query)
     hangul = bool(_HANGUL.search(text))
     pieces = _pieces(text, hangul)
+    plain = _split_date_nouns(_join_question_units(_terms(pieces)))
+    return RequestTerms(tuple(_merge_phrases(text, plain)), _words(text, pieces) if hangul else (), hangul,
+                        tuple(plain))
+
+
+def _terms(pieces: list[_Piece]) -> list[Term]:
+    """The query's terms before phrases are merged (module docstring, 1 and 2)."""
     terms: list[Term] = []
     last_end = -1  # end offset of the last term, to attach particles and suffixes only to adjacent terms
     pending_role: str | None = None  # an English preposition waits for its term
@@ -305,7 +414,7 @@ def request_terms(query: str) -> RequestTerms:
 
     def add(key: str, surface: str, kind: TermKind, piece: _Piece, optional: str | None = None) -> None:
         nonlocal last_end, pending_role
-        terms.append(Term(key, surface, kind, pending_role, piece.start, optional))
+        terms.append(Term(key, surface, kind, pending_role, piece.start, optional, piece.end))
         pending_role = None
         last_end = piece.end
 
@@ -327,6 +436,11 @@ def request_terms(query: str) -> RequestTerms:
                 add(form, form, "word", piece)
             elif form in ENGLISH_ROLES:
                 pending_role = ENGLISH_ROLES[form]
+            elif (form in HOW_ADJECTIVES and terms and terms[-1].key == "how" and terms[-1].optional
+                  and piece.start - terms[-1].end <= 1):
+                # "how tall", "how long": one question word that asks for a height, a duration
+                terms[-1] = replace(terms[-1], key=f"how {form}", surface=f"how {form}", end=piece.end)
+                last_end = piece.end
             elif form in OPTIONAL_WORDS:
                 optional, key = OPTIONAL_WORDS[form]
                 add(key, form, "word", piece, optional)
@@ -342,7 +456,7 @@ def request_terms(query: str) -> RequestTerms:
             # A noun suffix changes the noun (성장 → 성장률, 경제 → 경제적), except the plural 들.
             if form != "들" and terms and terms[-1].kind == "korean" and piece.start == last_end:
                 last = terms[-1]
-                terms[-1] = replace(last, key=last.key + form, surface=last.surface + form)
+                terms[-1] = replace(last, key=last.key + form, surface=last.surface + form, end=piece.end)
             if terms and piece.start == last_end:
                 last_end = piece.end
         elif form in KOREAN_NEGATION and tag in ("MAG", "VX", "VCN"):
@@ -362,8 +476,130 @@ def request_terms(query: str) -> RequestTerms:
             if prefix is not None and prefix.end == piece.start:
                 form = prefix.form + form
             prefix = None
+            if tag == "NNB" and form == "법":
+                add("방법", form, "korean", piece)  # 사는 법 = 사는 방법 (the noun 법, "law", is NNG)
+                continue
             add(form, form, "korean", piece)
-    return RequestTerms(tuple(terms), _words(text, pieces) if hangul else (), hangul)
+    return terms
+
+
+def _join_question_units(terms: list[Term]) -> list[Term]:
+    """몇 + unit is one question word: "몇 명" asks for a head count, "몇 퍼센트" for a percentage."""
+    out: list[Term] = []
+    for term in terms:
+        last = out[-1] if out else None
+        if (last is not None and last.surface == "몇" and last.optional and term.kind in ("korean", "symbol")
+                and term.surface in KOREAN_UNITS and term.start - last.end <= 1):
+            out[-1] = replace(last, key=f"many {term.surface}", surface=f"몇 {term.surface}", end=term.end)
+        else:
+            out.append(term)
+    return out
+
+
+def _split_date_nouns(terms: list[Term]) -> list[Term]:
+    """출시일 → 출시 + 일, as Kiwi segments it in most contexts (not 토요일, 공휴일, 기념일)."""
+    out: list[Term] = []
+    for term in terms:
+        key = term.key
+        if (term.kind == "korean" and term.optional is None and len(key) >= 3 and key.endswith("일")
+                and not key.endswith(_WHOLE_DAY_NOUNS) and _SYLLABLE.fullmatch(key[-2])):
+            cut = term.start + len(key) - 1
+            out.append(replace(term, key=key[:-1], surface=term.surface[:-1], end=cut, role=None))
+            out.append(replace(term, key="일", surface="일", start=cut))
+        else:
+            out.append(term)
+    return out
+
+
+# --- equivalent names ----------------------------------------------------------------------------------------
+_DATA = Path(__file__).parent / "data"
+_COMMON_DATA = Path(__file__).resolve().parents[1] / "common" / "data"
+#: Longest phrase (in terms) looked up as one name.
+_MAX_PHRASE = 6
+
+
+@dataclass(frozen=True)
+class Equivalents:
+    """Which phrases name the same thing: phrase → ids of the groups it belongs to.
+
+    Args:
+        latin: phrases without Hangul, as the tuple of their terms' compared forms.
+        hangul: phrases with Hangul, as their terms' surfaces written together, case-folded.
+    """
+
+    latin: dict[tuple[str, ...], frozenset[str]]
+    hangul: dict[str, frozenset[str]]
+
+
+def _latin_key(phrase: str) -> tuple[str, ...]:
+    return tuple(t.key for t in _terms(_pieces(_normalise(phrase), hangul=False)))
+
+
+def _hangul_key(phrase: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", phrase)).casefold()
+
+
+@lru_cache(maxsize=1)
+def equivalents() -> Equivalents:
+    """The equivalence groups: `data/equivalents.txt` (abbreviations, Korean and English names, synonyms; all
+    variants of a line are one group) and the project's Korean–English tables (`common/data`: loanwords and
+    glossary, one group per line, so each links one Korean word to one English word and nothing more)."""
+    groups: list[list[str]] = []
+    for line in (_DATA / "equivalents.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            groups.append([v.strip() for v in line.split("|") if v.strip()])
+    for name in ("loanwords_ko_en.tsv", "glossary_ko_en.tsv"):
+        path = _COMMON_DATA / name
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                parts = [v.strip() for v in line.split("\t")]
+                if len(parts) == 2 and all(parts) and _HANGUL.search(parts[0]) and not _HANGUL.search(parts[1]):
+                    groups.append(parts)
+    latin: dict[tuple[str, ...], set[str]] = {}
+    hangul: dict[str, set[str]] = {}
+    for number, group in enumerate(groups):
+        gid = f"g{number}"
+        for variant in group:
+            if _HANGUL.search(variant):
+                hangul.setdefault(_hangul_key(variant), set()).add(gid)
+            elif key := _latin_key(variant):
+                if len(key) <= _MAX_PHRASE:
+                    latin.setdefault(key, set()).add(gid)
+    return Equivalents({k: frozenset(v) for k, v in latin.items()}, {k: frozenset(v) for k, v in hangul.items()})
+
+
+def _merge_phrases(text: str, terms: list[Term]) -> list[Term]:
+    """Give each term the groups it belongs to; a run of terms that is one name becomes one term (longest
+    first): "United States" and "미국 연방준비제도" are one term each. Korean runs are only joined across
+    spaces ("주식 시세"), never across particles or other words."""
+    table = equivalents()
+    out: list[Term] = []
+    i = 0
+    while i < len(terms):
+        for length in range(min(_MAX_PHRASE, len(terms) - i), 0, -1):
+            run = terms[i:i + length]
+            if any(t.kind == "korean" for t in run):
+                if any(text[p.end:q.start].strip() for p, q in zip(run, run[1:], strict=False)):
+                    continue
+                concepts = table.hangul.get("".join(t.surface for t in run).casefold())
+            else:
+                concepts = table.latin.get(tuple(t.key for t in run))
+            if concepts is None:
+                continue
+            if length == 1:
+                out.append(replace(run[0], concepts=concepts))
+            else:
+                korean = any(t.kind == "korean" for t in run)
+                role = run[-1].role if korean else next((t.role for t in run if t.role), None)
+                joiner = "" if korean else " "
+                out.append(Term(joiner.join(t.key for t in run), "".join(t.surface for t in run),
+                                "korean" if korean else "word", role, run[0].start, None, run[-1].end, concepts))
+            i += length
+            break
+        else:
+            out.append(terms[i])
+            i += 1
+    return out
 
 
 def _drop_one_sided_optional(a: RequestTerms, b: RequestTerms) -> tuple[RequestTerms, RequestTerms]:
@@ -389,6 +625,8 @@ def is_typo(a: str, b: str) -> bool:
     ends fixed keeps apart names and words that differ only there (Jason/Mason, Julia/Julian, Korea/Korean).
     """
     if a == b or not (a.isalpha() and b.isalpha()) or min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
+        return False
+    if frozenset((a, b)) in _REAL_WORD_PAIRS:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
@@ -430,7 +668,8 @@ def _one_edit(a: str, b: str) -> int | None:
 def _korean_variant(a: RequestTerms, b: RequestTerms) -> bool:
     """Spacing or one-jamo typo variant, judged on the content words of both queries (module docstring, 3)."""
     def content(q: RequestTerms) -> tuple[str, list[tuple[int, Word]]]:
-        chosen = [w for w in q.words if w.stem and any(w.start <= t.start < w.end for t in q.terms)]
+        chosen = [w for w in q.words if w.stem and any(t.start < w.end and w.start < max(t.end, t.start + 1)
+                                                       for t in q.terms)]
         spans, pos = [], 0
         for w in chosen:
             spans.append((pos, w))
@@ -499,8 +738,65 @@ def _slot(t: Term, key: str | None = None) -> _Slot:
     return _Slot(key or t.key, t.kind, t.role, t.start, bool(t.optional))
 
 
-def _align(a: RequestTerms, b: RequestTerms) -> tuple[list[_Slot], list[_Slot]] | MatchResult:
-    """Match the two term lists; returns the matched slots of each side, or why they differ."""
+def _bases(term: Term, passive: bool) -> tuple[str, ...]:
+    """The verb an -ed word can be in a passive or past question ("when was it released" → release)."""
+    key = term.key
+    if not passive or term.kind != "word" or len(key) < 5 or not key.endswith("ed"):
+        return ()
+    bases = [key[:-2], key[:-1]]
+    if key[-3] == key[-4]:
+        bases.append(key[:-3])  # stopped → stop
+    return tuple(bases)
+
+
+def _same_inflection(a: Term, b: Term, passive_a: bool, passive_b: bool) -> bool:
+    """"Samsung founding year" / "when was Samsung founded", "release date" / "when is it released": an -ed
+    word in a passive or past question (`passive_*`: the query has "is/was/were") for the verb's -ing form or
+    the verb itself. Not otherwise: "parking" is not "park", "interesting" is not "interested"."""
+    if a.key.endswith("ed") and passive_a and not (b.key.endswith("ed") and passive_b):
+        a, b, passive_b = b, a, passive_a
+    bases = _bases(b, passive_b)
+    if not bases:
+        return False
+    return a.key in bases or (a.key.endswith("ing") and len(a.key) >= 6 and a.key[:-3] in bases)
+
+
+def _concepts(term: Term, passive: bool) -> frozenset[str]:
+    """The term's equivalence groups, and for an -ed word in a passive question those of its verb."""
+    bases = _bases(term, passive)
+    if not bases:
+        return term.concepts
+    table = equivalents()
+    return term.concepts.union(*(table.latin.get((base,), frozenset()) for base in bases))
+
+
+def _answers(question: str, term: Term) -> bool:
+    """Whether `term` names what the question word `question` asks for (`ANSWER_WORDS`)."""
+    words = ANSWER_WORDS.get(question)
+    if not words:
+        return False
+    if term.key in words or term.surface in words:
+        return True
+    table = equivalents()
+    return any(term.concepts & (table.latin.get((w,)) or table.hangul.get(w) or frozenset()) for w in words)
+
+
+def _absorb(left: list[Term], questions: list[str]) -> None:
+    """Drop leftover terms that name what a question word of the other query asks for (one term per word)."""
+    for term in list(left):
+        question = next((q for q in questions if _answers(q, term)), None)
+        if question is not None:
+            left.remove(term)
+            questions.remove(question)
+
+
+def _align(a: RequestTerms, b: RequestTerms, questions_a: tuple[str, ...] = (), questions_b: tuple[str, ...] = (),
+           passive: tuple[bool, bool] = (False, False)) -> tuple[list[_Slot], list[_Slot]] | MatchResult:
+    """Match the two term lists; returns the matched slots of each side, or why they differ.
+
+    `questions_a` / `questions_b`: question words found only in `a` / only in `b` (already left out), whose
+    answer noun may stand in the other query ("when" / "date").
+    """
     slots_a: list[_Slot] = []
     slots_b: list[_Slot] = []
     left_a: list[Term] = []
@@ -513,13 +809,25 @@ def _align(a: RequestTerms, b: RequestTerms) -> tuple[list[_Slot], list[_Slot]] 
                 slots.append(_slot(t))
             else:
                 left.append(t)
-    for ta in list(left_a):  # typos: one Latin word for one Latin word
-        tb = next((t for t in left_b if t.kind == ta.kind == "word" and is_typo(ta.surface, t.surface)), None)
+    for ta in list(left_a):  # equivalent names: "US" / "United States", "주가" / "stock price"
+        concepts_a = _concepts(ta, passive[0])
+        tb = next((t for t in left_b if concepts_a & _concepts(t, passive[1])), None)
+        if tb is not None:
+            left_a.remove(ta)
+            left_b.remove(tb)
+            key = "≡" + min(concepts_a & _concepts(tb, passive[1]))
+            slots_a.append(_slot(ta, key))
+            slots_b.append(_slot(tb, key))
+    for ta in list(left_a):  # typos and -ing/-ed forms: one Latin word for one Latin word
+        tb = next((t for t in left_b if t.kind == ta.kind == "word" and (
+            is_typo(ta.surface, t.surface) or _same_inflection(ta, t, *passive))), None)
         if tb is not None:
             left_a.remove(ta)
             left_b.remove(tb)
             slots_a.append(_slot(ta))
             slots_b.append(_slot(tb, ta.key))
+    _absorb(left_a, list(questions_b))
+    _absorb(left_b, list(questions_a))
     if left_a or left_b:
         groups = _spacing_groups(left_a, left_b) if left_a and left_b else None
         if groups is not None:
@@ -575,10 +883,24 @@ def _swapped_around_verb(slots_a: list[_Slot], slots_b: list[_Slot]) -> str | No
 
 def compare(cached: str, asked: str) -> MatchResult:
     """Whether the answer cached for `cached` answers `asked` (see the module docstring for the rules)."""
-    a, b = _drop_one_sided_optional(request_terms(cached), request_terms(asked))
+    full_a, full_b = request_terms(cached), request_terms(asked)
+    result = _compare(full_a, full_b)
+    if result.same or (full_a.terms == full_a.plain and full_b.terms == full_b.plain):
+        return result
+    # A phrase merged on one side can hide a typo or spacing variant ("exhange rate" / "exchange rate"):
+    # compare the unmerged terms too.
+    plain = _compare(replace(full_a, terms=full_a.plain), replace(full_b, terms=full_b.plain))
+    return plain if plain.same else result
+
+
+def _compare(full_a: RequestTerms, full_b: RequestTerms) -> MatchResult:
+    a, b = _drop_one_sided_optional(full_a, full_b)
     if not a.terms or not b.terms:  # nothing to compare: never assume two content-free queries agree
         return MatchResult(False, "a query without content terms")
-    aligned = _align(a, b)
+    wh_a = [t.key for t in full_a.terms if t.optional == "wh"]
+    wh_b = [t.key for t in full_b.terms if t.optional == "wh"]
+    passive = (any(t.optional == "tense" for t in full_a.terms), any(t.optional == "tense" for t in full_b.terms))
+    aligned = _align(a, b, tuple(q for q in wh_a if not wh_b), tuple(q for q in wh_b if not wh_a), passive)
     if isinstance(aligned, MatchResult):
         return aligned
     slots_a, slots_b = aligned
