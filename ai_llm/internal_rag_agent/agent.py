@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel, Field
 
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.degraded import note_degraded
@@ -38,7 +39,7 @@ from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
 from ai_llm.internal_rag_agent.answer_extraction import Evidence, Quote, candidate_sentences, find_evidence
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
-from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, SearchOutcome
+from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
 from ai_llm.internal_rag_agent.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -181,6 +182,30 @@ def quote_blocks(quotes: Sequence[Quote]) -> list[tuple[str, Quote]]:
             blocks.append((quote.text, quote))
         last = quote
     return blocks
+
+
+#: Passages (best chunks) an online model judges, and how much of each it reads.
+JUDGE_PASSAGES = 5
+PASSAGE_CHARS = 1500
+JUDGE_MAX_TOKENS = 600
+
+
+class GroundedAnswer(BaseModel):
+    """Structured judgement asked from an online LLM over numbered passages."""
+
+    answerable: bool = Field(description="true only if the passages state what the question asks")
+    answer: str = Field("", description="the answer from the passages, citing them as [n]; empty if not answerable")
+    cited: list[int] = Field(default_factory=list, description="numbers of the passages the answer uses")
+
+
+def extractive_answer(evidence: Evidence, language: str) -> str:
+    """The offline answer: the evidence sentences quoted whole, each with its file and page."""
+    lines = [msg("extract_intro", language), ""]
+    for text, quote in quote_blocks(evidence.quotes):
+        lines.append(f"> {text}")
+        lines.append(f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}, p.{quote.page}")
+        lines.append("")
+    return "\n".join(lines).rstrip()
 
 
 # --- graph state ----------------------------------------------------------------------------------------
@@ -363,7 +388,12 @@ class RagAgent:
         return "generate"
 
     async def generate(self, state: RagState, config: RunnableConfig) -> RagState:
-        """Answer only from the evidence sentences, each with its file and page, then the source section."""
+        """Answer only from the evidence, each sentence with its file and page, then the source section.
+
+        Offline, the evidence decides (`Evidence.answerable`); with an online LLM, the model reads the best
+        passages and returns a structured judgement (`GroundedAnswer`): not answerable means `no_result`
+        whatever the retrieval scores, and the sources are the passages it cites.
+        """
         outcome = state["outcome"]
         evidence = state["evidence"]
         language = state["language"]
@@ -372,40 +402,56 @@ class RagAgent:
                                 "question": state["question"]}
         if state.get("context"):
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
+        no_result = AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)
+        if getattr(self.llm, "online", False) and outcome.chunks:
+            await _progress(config)(msg("generating", language, n=min(len(outcome.chunks), JUDGE_PASSAGES)),
+                                    stage="generating", progress=0.8)
+            judged = await self._judge(state["question"], outcome.chunks[:JUDGE_PASSAGES], language)
+            if judged is not None:
+                answer, cited = judged
+                data["judged_by"] = "llm"
+                if answer is None:
+                    data.update(status=STATUS_NO_RESULT, sources=[])
+                    return {"reply": no_result}
+                sources = group_sources(cited)
+                data.update(status=STATUS_OK, sources=sources)
+                return {"reply": AgentReply(text=f"{answer}\n\n{source_section(sources, language)}", data=data,
+                                            agent=AGENT_NAME)}
         if not evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
             data.update(status=STATUS_NO_RESULT, sources=[])
-            return {"reply": AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)}
+            return {"reply": no_result}
         await _progress(config)(msg("generating", language, n=len(evidence.quotes)), stage="generating",
                                 progress=0.8)
-        answer = await self._answer(state["question"], evidence, language)
+        answer = extractive_answer(evidence, language)
         sources = group_sources(evidence.quotes)
         data.update(status=STATUS_OK, sources=sources)
         text = f"{answer}\n\n{source_section(sources, language)}"
         return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME)}
 
-    async def _answer(self, question: str, evidence: Evidence, language: str) -> str:
-        blocks = quote_blocks(evidence.quotes)
-        if getattr(self.llm, "online", False):
-            context = "\n".join(f"[{i + 1}] ({q.chunk.hit.file_name} p.{q.page}) {text}"
-                                 for i, (text, q) in enumerate(blocks))
-            answer_language = "Korean" if language == "ko" else "English"
-            try:
-                text = await self.llm.chat([
-                    {"role": "system", "content": "Answer the question using only the numbered sentences. Cite "
-                     "them as [n]. If they do not contain the answer, say that the documents do not say. Do not "
-                     f"add outside facts. Answer in {answer_language}, concisely."},
-                    {"role": "user", "content": f"Sentences:\n{context}\n\nQuestion: {question}"}],
-                    purpose="rag_generate")
-                if text.strip():
-                    return text.strip()
-            except Exception as exc:
-                log.warning("LLM answer failed, answering extractively: %s", exc)
-        lines = [msg("extract_intro", language), ""]
-        for text, quote in blocks:
-            lines.append(f"> {text}")
-            lines.append(f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}, p.{quote.page}")
-            lines.append("")
-        return "\n".join(lines).rstrip()
+    async def _judge(self, question: str, chunks: Sequence[RankedChunk],
+                     language: str) -> tuple[str | None, list[Quote]] | None:
+        """The online model's grounded answer over numbered passages: (answer or None when the passages do
+        not answer, the cited passages), or None when the call failed (the offline evidence decides then)."""
+        passages = "\n\n".join(f"[{i + 1}] ({c.hit.file_name} {page_label(c.hit.pages)}) "
+                                 f"{c.hit.content[:PASSAGE_CHARS]}" for i, c in enumerate(chunks))
+        answer_language = "Korean" if language == "ko" else "English"
+        try:
+            judged = await self.llm.parse([
+                {"role": "system", "content": "Decide whether the numbered passages answer the question. "
+                 "answerable is true only when they state what is asked (the value, name, date, reason or "
+                 "procedure itself), not merely the topic. When answerable, answer in "
+                 f"{answer_language}, concisely, only from the passages, citing them as [n], and list the "
+                 "numbers of the passages used in `cited`. Do not add outside facts."},
+                {"role": "user", "content": f"Passages:\n{passages}\n\nQuestion: {question}"}],
+                GroundedAnswer, purpose="rag_generate", max_tokens=JUDGE_MAX_TOKENS)
+        except Exception as exc:  # a failed call must not lose the answer: the offline evidence decides
+            log.warning("LLM answer failed, answering from the offline evidence: %r", exc)
+            note_degraded("llm_answer", exc)
+            return None
+        if not judged.answerable or not judged.answer.strip():
+            return None, []
+        cited = [chunks[n - 1] for n in dict.fromkeys(judged.cited) if 1 <= n <= len(chunks)] or list(chunks[:1])
+        return judged.answer.strip(), [Quote(c.hit.content, c, 0, c.relevance, 0.0) for c in cited]
 
     async def index_document(self, state: RagState, config: RunnableConfig) -> RagState:
         progress = _progress(config)

@@ -5,6 +5,7 @@ contextualize node with and without history, page-cited sources, and the delete/
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -12,10 +13,17 @@ import pytest
 
 from ai_llm.common.a2a_server import AgentRequest
 from ai_llm.common.db import Database
+from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import CallRecord, LocalEngine
 from ai_llm.common.settings import Settings
-from ai_llm.internal_rag_agent.agent import RagAgent, is_context_dependent, page_label, strip_artifacts
+from ai_llm.internal_rag_agent.agent import (
+    GroundedAnswer,
+    RagAgent,
+    is_context_dependent,
+    page_label,
+    strip_artifacts,
+)
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.rag_search_service import QueryPlan
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
@@ -172,19 +180,31 @@ async def test_delete_and_update_skills(rag_agent: RagAgent, db: Database) -> No
 
 
 class ScriptedLLM:
-    """An OpenAI-style model for tests: returns scripted structured output and records calls."""
+    """An OpenAI-style model for tests: returns scripted structured output and records calls.
+
+    `answerable` scripts the answer step's judgement (the passages state the answer, or only the topic).
+    """
 
     online = True
 
-    def __init__(self) -> None:
+    def __init__(self, answerable: bool = True) -> None:
         self.calls: list[CallRecord] = []
+        self.answerable = answerable
+        self.passages = ""
 
     async def chat(self, messages: Sequence[dict[str, str]], **_: Any) -> str:
-        self.calls.append(CallRecord("chat", "scripted", str(_.get("purpose", "")), 0.0))
-        return "The approval code is TRV-2291."
+        raise AssertionError("the answer step asks for a structured judgement, not free text")
 
     async def parse(self, messages: Sequence[dict[str, str]], schema: type, **_: Any) -> Any:
         self.calls.append(CallRecord("parse", "scripted", str(_.get("purpose", "")), 0.0))
+        if schema is GroundedAnswer:
+            self.passages = messages[-1]["content"]
+            if not self.answerable:
+                return GroundedAnswer(answerable=False)
+            number = next(m.group(1) for m in re.finditer(r"\[(\d)\] \(([^)]*)\) ([^\[]*)", self.passages)
+                          if "TRV-2291" in m.group(3))
+            return GroundedAnswer(answerable=True, answer=f"The approval code is TRV-2291 [{number}].",
+                                  cited=[int(number)])
         assert schema is QueryPlan
         return QueryPlan(rewrite="business travel approval code",
                          variants=["travel approval code", "TRV code for trips", "code approving travel"])
@@ -199,8 +219,39 @@ async def test_online_llm_writes_the_variants_and_the_answer(deps: Any, corpus: 
     assert deps.embeddings.calls - before == 2
     assert state["reply"].data["queries"] == ["Which code approves business trips?", "business travel approval code",
                                               "travel approval code", "TRV code for trips", "code approving travel"]
-    assert state["reply"].text.startswith("The approval code is TRV-2291.")
+    reply = state["reply"]
+    assert reply.text.startswith("The approval code is TRV-2291 [")
+    assert reply.data["status"] == "ok" and reply.data["judged_by"] == "llm"
+    # The sources are the passage the model cited, the one that holds the code.
+    assert [s["file_name"] for s in reply.data["sources"]] == ["travel_policy.pdf"]
     assert [c.purpose for c in llm.calls] == ["rag_query_variants", "rag_generate"]
+
+
+async def test_online_llm_judging_the_passages_unanswerable_gives_no_result(deps: Any, corpus: Corpus) -> None:
+    """The passages are on topic (retrieval finds the travel policy) but the model says they do not state what
+    is asked: `no_result`, so the orchestrator falls back to the web, whatever the retrieval scores."""
+    llm = ScriptedLLM(answerable=False)
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, llm, deps.settings)  # type: ignore[arg-type]
+    state, _ = await ask(agent, "Which code approves business trips?")
+    reply = state["reply"]
+    assert "TRV-2291" in llm.passages  # the model was shown the best passages
+    assert reply.data["status"] == "no_result" and reply.data["sources"] == []
+    assert reply.data["judged_by"] == "llm"
+
+
+async def test_a_failed_answer_call_falls_back_to_the_offline_evidence(deps: Any, corpus: Corpus) -> None:
+    class Failing(ScriptedLLM):
+        async def parse(self, messages: Sequence[dict[str, str]], schema: type, **kw: Any) -> Any:
+            if schema is GroundedAnswer:
+                raise RuntimeError("model unavailable")
+            return await super().parse(messages, schema, **kw)
+
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, Failing(), deps.settings)  # type: ignore[arg-type]
+    with collect_degraded() as skipped:
+        state, _ = await ask(agent, "Which code approves business trips?")
+    reply = state["reply"]
+    assert reply.data["status"] == "ok" and "TRV-2291" in reply.text and "judged_by" not in reply.data
+    assert "llm_answer" in skipped
 
 
 async def test_a_generated_report_never_outranks_the_document_it_quotes(rag_agent: RagAgent) -> None:
