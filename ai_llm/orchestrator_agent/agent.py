@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.a2a_server import AgentRequest, Progress
+from ai_llm.common.conversation_store import ConversationStore, MemoryConversationStore
 from ai_llm.common.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
@@ -53,8 +53,17 @@ log = logging.getLogger(__name__)
 HISTORY_TURNS = 6
 #: A request longer than this is refused with a clear message (nothing is planned or sent).
 MAX_REQUEST_CHARS = 20_000
-#: Conversations whose last answer is remembered (for "save this answer as a report").
+#: Conversations whose last answer is remembered (for "save this answer as a report") when it is kept in this
+#: process's memory; on the hub database (`AgentRequest.store`) every replica shares it and it expires
+#: with the store's retention.
 REMEMBERED_CONVERSATIONS = 1000
+#: The orchestrator's name in the conversation store and the key of the remembered answer there.
+STATE_AGENT = "orchestrator"
+REMEMBERED_KEY = "last_answer"
+#: Key of the agent whose question (e.g. a delete confirmation) the conversation's next message answers, and how
+#: long that question stays open (the file agent keeps its pending delete as long).
+PENDING_KEY = "pending_agent"
+PENDING_TTL_S = 600.0
 
 MESSAGES: dict[str, dict[str, str]] = {
     "ko": {
@@ -169,8 +178,19 @@ class Orchestrator:
         self.synthesis_model = synthesis_model
         self.relevance_threshold = relevance_threshold
         self.default_language = default_language if default_language in MESSAGES else "ko"
-        self._last: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._pending: dict[str, str] = {}
+        # Remembered answers when a request carries no store (handle called directly, without the executor).
+        self._local_store = MemoryConversationStore(REMEMBERED_CONVERSATIONS)
+
+    # -- remembered answers --------------------------------------------------------------------
+    def _remembered_in(self, request: AgentRequest) -> ConversationStore:
+        return request.store or self._local_store
+
+    async def _recall(self, request: AgentRequest) -> dict[str, Any] | None:
+        """The conversation's remembered last answer (`text`, `sources`, `intent`, `question`), if any."""
+        if not request.context_id:
+            return None
+        value = await self._remembered_in(request).get(STATE_AGENT, request.context_id, REMEMBERED_KEY)
+        return value if isinstance(value, dict) else None
 
     # -- request parsing ----------------------------------------------------------------------
     def language_of(self, request: AgentRequest) -> str:
@@ -212,8 +232,9 @@ class Orchestrator:
         infos = await self.agents.infos()
         catalog = await self.agents.catalog()
         # The previous turn of this conversation (intent, question): follow-ups are planned with it.
-        previous = self._last.get(request.context_id) if request.context_id else None
-        pending_agent = self._pending.pop(request.context_id, None) if request.context_id else None
+        previous = await self._recall(request)
+        pending_agent = await self._remembered_in(request).take(STATE_AGENT, request.context_id, PENDING_KEY) \
+            if request.context_id else None
         if pending_agent and pending_agent in infos:
             # The previous answer was a question of that agent (e.g. a delete confirmation): continue there.
             outcome = PlanOutcome(IntentPlan(intent="FILE_OPERATION",
@@ -231,13 +252,13 @@ class Orchestrator:
                              "question": question})
 
         if plan.intent == "DIRECT":
-            last = self._last.get(request.context_id) if request.context_id else None
+            last = await self._recall(request)
             answer = await self._direct(text, history, infos, language, last)
             await progress(m["done"], stage="done", progress=1.0)
-            return self._reply(request, answer, STATUS_OK, outcome, [], [], language, question)
+            return await self._reply(request, answer, STATUS_OK, outcome, [], [], language, question)
 
         base_data: dict[str, Any] = {"language": language, "history": history}
-        last = self._last.get(request.context_id) if request.context_id else None
+        last = await self._recall(request)
         run_plan = plan
         if last and len(plan.steps) == 1 and plan.steps[0].agent == REPORT:
             # "Save this answer as a report": the previous answer is the report's input (data and text).
@@ -257,11 +278,12 @@ class Orchestrator:
         for result in all_results:
             if result.state == "input_required" and not result.failed:
                 state = "input_required"
-                if request.context_id:
-                    self._pending[request.context_id] = result.agent
+                if request.context_id:  # in the shared store: another replica, or a restart, continues there
+                    await self._remembered_in(request).put(STATE_AGENT, request.context_id, PENDING_KEY,
+                                                           result.agent, ttl_s=PENDING_TTL_S)
         await progress(m["done"], stage="done", progress=1.0)
-        reply = self._reply(request, answer, status, outcome, all_results, step_sources(all_results), language,
-                            question)
+        reply = await self._reply(request, answer, status, outcome, all_results, step_sources(all_results),
+                                  language, question)
         reply.data["synthesis"] = synthesis
         reply.state = state  # type: ignore[assignment]
         return reply
@@ -370,9 +392,9 @@ class Orchestrator:
                 return MESSAGES[language]["previous"] + "\n" + "\n".join(f"- {s}" for s in sentences[:3])
         return MESSAGES[language]["direct"].format(capabilities="\n".join(capability_lines))
 
-    def _reply(self, request: AgentRequest, answer: str, status: str, outcome: PlanOutcome,
-               results: list[StepResult], sources: list[dict[str, Any]], language: str,
-               question: str = "") -> AgentReply:
+    async def _reply(self, request: AgentRequest, answer: str, status: str, outcome: PlanOutcome,
+                     results: list[StepResult], sources: list[dict[str, Any]], language: str,
+                     question: str = "") -> AgentReply:
         data: dict[str, Any] = {
             "status": status,
             "intent": outcome.plan.intent,
@@ -388,13 +410,12 @@ class Orchestrator:
         if outcome.decision is not None:
             data["classification"] = outcome.decision.to_dict()
         if request.context_id:
-            # Kept in memory (persisting it is another issue): the answer for "save this as a report", the
-            # intent and standalone question for the next turn's follow-up.
-            self._last[request.context_id] = {"text": answer, "sources": sources, "intent": outcome.plan.intent,
-                                              "question": question or request.text.strip()}
-            self._last.move_to_end(request.context_id)
-            while len(self._last) > REMEMBERED_CONVERSATIONS:
-                self._last.popitem(last=False)
+            # Remembered in the conversation store (shared by replicas when it is the hub database): the answer
+            # for "save this as a report", the intent and standalone question for the next turn's follow-up.
+            await self._remembered_in(request).put(
+                STATE_AGENT, request.context_id, REMEMBERED_KEY,
+                {"text": answer, "sources": sources, "intent": outcome.plan.intent,
+                 "question": question or request.text.strip()})
         return AgentReply(text=answer, data=data, agent="orchestrator", context_id=request.context_id)
 
 
