@@ -5,6 +5,10 @@ the a2a-sdk `AgentExecutor` (task creation, streamed status updates, the answer 
 failed task with a readable message), `build_agent_app` wraps it in a Starlette app with the agent card
 at `/.well-known/agent-card.json` (cacheable, with 304s), JSON-RPC at `/`, the Host/Origin guard and a
 bearer-token check when `HUB_TOKEN` is set.
+
+State: with a database configured (`DATABASE_URL`, which the launcher always sets), A2A tasks live in the
+a2a-sdk's `DatabaseTaskStore` and per-conversation history in Postgres (`conversation_store.AgentState`), so
+replicas of an agent share them and a restart keeps them; without one, both stay in this process's memory.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import base64
 import hmac
 import logging
 import socket
-from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,7 +38,7 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2
 from a2a.server.routes import create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -54,6 +59,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ai_llm.common.agent_card_route import agent_card_route
+from ai_llm.common.conversation_store import AgentState, ConversationStore, MemoryConversationStore
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
 from ai_llm.common.http_guard import HostOriginGuard
@@ -62,6 +68,8 @@ from ai_llm.common.settings import get_settings
 log = logging.getLogger(__name__)
 
 HISTORY_TURNS = 10
+#: Seconds a task waiting for input stays in memory when tasks live in the database (see `build_agent_app`).
+PARKED_TASK_RELEASE_S = 60.0
 
 
 @dataclass
@@ -74,6 +82,8 @@ class AgentRequest:
         context_id: the A2A conversation id.
         history: earlier turns of this conversation, oldest first: `{"role": "user"|"agent", "text"}`.
         metadata: the message metadata.
+        store: the agent's conversation store (Postgres when a database is configured, so every replica
+            sees the same values); None when the handler is called directly (tests).
     """
 
     text: str
@@ -82,6 +92,7 @@ class AgentRequest:
     task_id: str = ""
     history: list[dict[str, str]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    store: ConversationStore | None = None
 
 
 class Progress:
@@ -121,13 +132,32 @@ class HubAgentExecutor(AgentExecutor):
     Args:
         name: the agent's name (tags status events).
         handler: the agent logic.
-        history_turns: turns of history kept per `context_id` (in memory).
+        history_turns: turns of history kept per `context_id`.
+        store: where history (and the handler's per-conversation values) live; `build_agent_app` puts
+            the Postgres store here when a database is configured. Default: this process's memory.
     """
 
-    def __init__(self, name: str, handler: Handler, history_turns: int = HISTORY_TURNS) -> None:
+    def __init__(self, name: str, handler: Handler, history_turns: int = HISTORY_TURNS,
+                 store: ConversationStore | None = None) -> None:
         self.name = name
         self.handler = handler
-        self._history: dict[str, deque[dict[str, str]]] = defaultdict(lambda: deque(maxlen=history_turns * 2))
+        self.history_turns = history_turns
+        self.store: ConversationStore = store or MemoryConversationStore()
+
+    async def _history(self, context_id: str) -> list[dict[str, str]]:
+        try:
+            return await self.store.history(self.name, context_id, self.history_turns * 2)
+        except Exception as exc:  # history is context, not the request: an outage of it costs only context
+            log.warning("%s: history of %s unavailable: %s", self.name, context_id, exc)
+            return []
+
+    async def _remember_turn(self, context_id: str, text: str, answer: str) -> None:
+        try:
+            await self.store.append(self.name, context_id, [{"role": "user", "text": text},
+                                                            {"role": "agent", "text": answer}],
+                                    keep=self.history_turns * 2)
+        except Exception as exc:
+            log.warning("%s: history of %s not saved: %s", self.name, context_id, exc)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
@@ -150,9 +180,9 @@ class HubAgentExecutor(AgentExecutor):
         if files:
             data.setdefault("files", []).extend(files)
         metadata = dict(context.metadata or {})
-        history = list(self._history[task.context_id])
+        history = await self._history(task.context_id)
         request = AgentRequest(text=text, data=data, context_id=task.context_id, task_id=task.id,
-                               history=history, metadata=metadata)
+                               history=history, metadata=metadata, store=self.store)
         progress = Progress(self.name, updater)
         try:
             with collect_degraded() as skipped:
@@ -165,8 +195,7 @@ class HubAgentExecutor(AgentExecutor):
             log.exception("%s failed", self.name)
             reply = AgentReply(text=f"{self.name} 처리 중 오류가 발생했습니다 / {self.name} failed: {exc}",
                                data={"status": STATUS_ERROR, "error": str(exc)}, state="failed")
-        self._history[task.context_id].append({"role": "user", "text": text})
-        self._history[task.context_id].append({"role": "agent", "text": reply.text})
+        await self._remember_turn(task.context_id, text, reply.text)
         parts = [new_text_part(reply.text, media_type="text/markdown"), new_data_part(reply.data or {})]
         if reply.state == "input_required":
             await updater.requires_input(new_message(parts, context_id=task.context_id, task_id=task.id))
@@ -252,13 +281,48 @@ async def _health(_: Request) -> Response:
 
 def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None = None,
                     extra_routes: Sequence[Route] = (), lifespan: Any = None,
-                    allowed_hosts: Sequence[str] | None = None) -> Starlette:
+                    allowed_hosts: Sequence[str] | None = None,
+                    database_url: str | None | EllipsisType = ...) -> Starlette:
     """The agent's ASGI app: card + JSON-RPC (+ extra routes), Host/Origin guard, bearer check with `token`.
 
     `allowed_hosts`: hosts besides loopback it answers to (default: `Settings.allowed_hosts` of this process);
     the hosts of the card's own URLs always are.
+    `database_url`: where A2A tasks and conversation history live (default: `Settings.database_url` of this
+    process, which the launcher sets; None: this process's memory). The database's pools open and close
+    with the app's lifespan, around the agent's own `lifespan`.
     """
-    handler = DefaultRequestHandlerV2(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    settings = get_settings()
+    url = settings.database_url if isinstance(database_url, EllipsisType) else database_url
+    state: AgentState | None = None
+    task_store: TaskStore = InMemoryTaskStore()
+    if url:
+        from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+
+        model = settings.embedding_model_name
+        state = AgentState(url, model, KNOWN_DIMENSIONS.get(model, 0))
+        task_store = state.task_store
+        if isinstance(executor, HubAgentExecutor):
+            executor.store = state.conversations
+    # With a shared store, a task parked in input-required is released after a while, so a follow-up that
+    # reaches this replica later is rebuilt from the database instead of from a stale copy in memory.
+    handler = DefaultRequestHandlerV2(agent_executor=executor, task_store=task_store, agent_card=card,
+                                      interrupted_task_timeout=PARKED_TASK_RELEASE_S if state else None)
+
+    @asynccontextmanager
+    async def app_lifespan(app: Starlette) -> AsyncIterator[None]:
+        if state is not None:
+            await state.open()
+        try:
+            if lifespan is None:
+                yield
+            else:
+                async with lifespan(app):
+                    yield
+        finally:
+            await handler.aclose()
+            if state is not None:
+                await state.close()
+
     own_hosts = [netloc for i in card.supported_interfaces if (netloc := urlsplit(i.url).netloc)]
     hosts = [*(get_settings().allowed_hosts if allowed_hosts is None else allowed_hosts), *own_hosts]
     routes = [
@@ -272,13 +336,17 @@ def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None 
         Middleware(BearerTokenMiddleware, token=token,  # type: ignore[arg-type]
                    public_paths=[AGENT_CARD_WELL_KNOWN_PATH, "/healthz"]),
     ]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    return Starlette(routes=routes, middleware=middleware, lifespan=app_lifespan)
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """Bind a listening socket first, so a port of 0 yields a real port before the card is built."""
+    """Bind a listening socket first, so a port of 0 yields a real port before the card is built.
+
+    The protocol is named (IPPROTO_TCP): asyncio turns Nagle off (TCP_NODELAY) only on connections accepted from
+    such a socket; with protocol 0 a kept-alive response written in two parts waits ~40 ms for a delayed ACK.
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(256)

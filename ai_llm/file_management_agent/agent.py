@@ -2,7 +2,10 @@
 `reindex`) and natural-language instructions mapped to them.
 
 A destructive operation on more than one file is not performed at once: the agent answers
-`input-required` with the list and waits for "네/yes" (or "아니요/no") in the same A2A context.
+`input-required` with the list and waits for "네/yes" (or "아니요/no") in the same A2A context. The pending
+delete is kept in the conversation store the executor hands over (`AgentRequest.store`: Postgres when the
+hub has a database), so another replica, or this one after a restart, can complete it; it expires after
+`PENDING_TTL_S`, and only one "yes" can take it.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ import base64
 import binascii
 import io
 import logging
-import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ai_llm.common.a2a_server import AgentRequest, Progress
+from ai_llm.common.conversation_store import ConversationStore, MemoryConversationStore
 from ai_llm.common.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
@@ -43,6 +46,9 @@ from ai_llm.file_management_agent.instructions import (
 log = logging.getLogger(__name__)
 
 PENDING_TTL_S = 600
+#: The agent's name in the conversation store, and the key of a pending delete there.
+STATE_AGENT = "file_management"
+PENDING_KEY = "pending_delete"
 READ_PREVIEW_CHARS = 4000
 
 MESSAGES = {
@@ -81,9 +87,16 @@ MESSAGES = {
 
 @dataclass
 class PendingDeletion:
+    """A multi-file delete waiting for "yes" (stored as JSON in the conversation store)."""
+
     file_ids: list[str]
     names: list[str]
-    created: float
+
+    @classmethod
+    def from_json(cls, value: Any) -> PendingDeletion | None:
+        if not isinstance(value, dict) or not isinstance(value.get("file_ids"), list):
+            return None
+        return cls([str(i) for i in value["file_ids"]], [str(n) for n in value.get("names") or []])
 
 
 class FileAgent:
@@ -99,7 +112,8 @@ class FileAgent:
         self.service = service
         self.default_language = default_language
         self.llm = llm
-        self.pending: dict[str, PendingDeletion] = {}
+        # Used when a request carries no store (the handler called directly, without the A2A executor).
+        self._local_store = MemoryConversationStore()
 
     def _m(self, lang: str) -> dict[str, Any]:
         return MESSAGES.get(lang, MESSAGES["ko"])
@@ -108,7 +122,7 @@ class FileAgent:
         lang = str(request.data.get("language") or self.default_language)
         m = self._m(lang)
         try:
-            pending = self._take_pending(request.context_id)
+            pending = await self._take_pending(request)
             skill = request.data.get("skill")
             if pending and not skill:
                 if is_yes(request.text):
@@ -121,11 +135,15 @@ class FileAgent:
         except FileError as exc:
             return AgentReply(exc.message, {"status": STATUS_ERROR, "error": exc.code, "detail": exc.message})
 
-    def _take_pending(self, context_id: str) -> PendingDeletion | None:
-        pending = self.pending.pop(context_id, None)
-        if pending and time.monotonic() - pending.created > PENDING_TTL_S:
+    def _store(self, request: AgentRequest) -> ConversationStore:
+        return request.store or self._local_store
+
+    async def _take_pending(self, request: AgentRequest) -> PendingDeletion | None:
+        """The conversation's pending delete, removed (any later message answers it or drops it)."""
+        if not request.context_id:
             return None
-        return pending
+        value = await self._store(request).take(STATE_AGENT, request.context_id, PENDING_KEY)
+        return PendingDeletion.from_json(value)
 
     # -- skills with structured data ------------------------------------------------------
     async def _resolve(self, data: dict[str, Any]) -> list[FileRecord]:
@@ -256,8 +274,10 @@ class FileAgent:
     async def _confirm_or_delete(self, targets: list[FileRecord], request: AgentRequest, progress: Progress,
                                  m: dict[str, Any], confirmed: bool) -> AgentReply:
         if len(targets) > 1 and not confirmed:
-            self.pending[request.context_id] = PendingDeletion([r.id for r in targets], [r.name for r in targets],
-                                                               time.monotonic())
+            if request.context_id:
+                pending = PendingDeletion([r.id for r in targets], [r.name for r in targets])
+                await self._store(request).put(STATE_AGENT, request.context_id, PENDING_KEY, asdict(pending),
+                                               ttl_s=PENDING_TTL_S)
             text = m["confirm"].format(n=len(targets)) + "\n" + "\n".join(f"- {r.name}" for r in targets)
             return AgentReply(text, {"status": STATUS_NEEDS_CLARIFICATION, "operation": "delete",
                                      "confirmation_required": True, "files": [r.to_dict() for r in targets]},
