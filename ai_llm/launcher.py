@@ -12,6 +12,12 @@ exit code and the tail of its log. After 5 crashes in a row, each within 30 s of
 (`--max-crashes`, `--crash-window`), that process is given up with a message naming it and its log, and the
 rest of the hub keeps serving. Every process's state is kept in DATA_DIR/run/hub-status.json, which the
 backend's `/api/health` reads. Ctrl-C / SIGTERM stops everything (status 0).
+
+Replicas (`--replicas rag=2,web=2`): an agent with N > 1 replicas runs as N processes on the same port,
+bound to the loopback addresses 127.0.0.2 … 127.0.0.N+1 and named `internal_rag`, `internal_rag-2`, …; each
+is supervised on its own. Every child is told the replicas' URLs (`RAG_AGENT_URLS`, …, first replica as
+`RAG_AGENT_URL`), and callers that know them (the orchestrator) spread calls over them and eject, for a
+cool-down, a replica that refuses or drops connections (`ai_llm.common.a2a_client.RemoteAgent`).
 """
 
 from __future__ import annotations
@@ -65,6 +71,20 @@ class Service:
     preload: str | None = None  # module imported once in the launcher before forking this service
 
 
+@dataclass(frozen=True)
+class Instance:
+    """One process of a service: the service itself, or one of its replicas."""
+
+    service: Service
+    replica: int  # 1-based; 1 also when the service is not replicated
+    host: str | None  # the loopback address a replica binds (None: HUB_HOST, as every unreplicated process)
+
+    @property
+    def name(self) -> str:
+        """`internal_rag` for the first (or only) instance, `internal_rag-2`, … for the other replicas."""
+        return self.service.name if self.replica == 1 else f"{self.service.name}-{self.replica}"
+
+
 SERVICES = [
     Service("embedding_server", "ai_llm.embedding_server", "embedding_port", "/healthz", 0, "Embedding server"),
     Service("search_gateway", "ai_llm.search_gateway", "search_gateway_port", "/healthz", 1, "Search gateway (MCP)",
@@ -81,6 +101,45 @@ SERVICES = [
             "ai_llm.orchestrator_agent.agent_server"),
     Service("backend", "backend", "backend_port", "/openapi.json", 3, "Backend + chat UI", "backend.api.main"),
 ]
+
+
+#: Services that may run as several replicas (stateless A2A agents), by the short names `--replicas` takes.
+REPLICA_ALIASES = {"orchestrator": "orchestrator", "rag": "internal_rag", "web": "web_research",
+                   "file": "file_management", "report": "report_writing"}
+#: Agent -> (its `*_URL` setting, its `*_URLS` setting).
+URL_SETTINGS = {"orchestrator": ("orchestrator_url", "orchestrator_urls"),
+                "web_research": ("web_agent_url", "web_agent_urls"),
+                "internal_rag": ("rag_agent_url", "rag_agent_urls"),
+                "file_management": ("file_agent_url", "file_agent_urls"),
+                "report_writing": ("report_agent_url", "report_agent_urls")}
+MAX_REPLICAS = 32
+
+
+def replica_host(replica: int) -> str:
+    """The loopback address of replica `replica` (1-based) of a replicated agent: 127.0.0.2, 127.0.0.3, …"""
+    return f"127.0.0.{replica + 1}"
+
+
+def parse_replicas(raw: str | None) -> dict[str, int]:
+    """`rag=2,web=2` (short or full agent names) -> {"internal_rag": 2, "web_research": 2}; clear errors."""
+    counts: dict[str, int] = {}
+    for item in (raw or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, count = item.partition("=")
+        name = name.strip()
+        service = REPLICA_ALIASES.get(name) or (name if name in REPLICA_ALIASES.values() else None)
+        if not sep or service is None:
+            raise LaunchError(f"--replicas: {item.strip()!r} is not AGENT=N; AGENT is one of "
+                              + ", ".join(f"{k} ({v})" for k, v in REPLICA_ALIASES.items()))
+        try:
+            value = int(count)
+        except ValueError:
+            raise LaunchError(f"--replicas: {item.strip()!r}: N must be a whole number") from None
+        if not 1 <= value <= MAX_REPLICAS:
+            raise LaunchError(f"--replicas: {item.strip()!r}: N must be between 1 and {MAX_REPLICAS}")
+        counts[service] = value
+    return counts
 
 
 class LaunchError(RuntimeError):
@@ -111,10 +170,12 @@ class Launcher:
         ephemeral: pick free ports instead of the configured ones (benchmarks, tests).
         fork: fork pre-imported children (False: a fresh interpreter per process).
         policy: when `supervise` restarts a process and when it gives up on one.
+        replicas: agent name -> number of replicas (see the module docstring; `parse_replicas`).
     """
 
     def __init__(self, settings: Settings, only: set[str] | None = None, ephemeral: bool = False,
-                 fork: bool = True, policy: RestartPolicy | None = None) -> None:
+                 fork: bool = True, policy: RestartPolicy | None = None,
+                 replicas: dict[str, int] | None = None) -> None:
         self.settings = settings
         self.fork = fork and hasattr(os, "fork")
         self._preloaded: set[str] = set()
@@ -125,6 +186,14 @@ class Launcher:
                               + ", ".join(s.name for s in SERVICES))
         self.ports = {s.port_setting: (free_port() if ephemeral else getattr(settings, s.port_setting))
                       for s in SERVICES}
+        self.replicas = {name: n for name, n in (replicas or {}).items() if n > 1}
+        bad = set(self.replicas) - set(REPLICA_ALIASES.values())
+        if bad:
+            raise LaunchError(f"only the A2A agents can run as replicas, not {', '.join(sorted(bad))}")
+        if self.replicas and settings.hub_host not in ("127.0.0.1", "localhost"):
+            raise LaunchError(f"replicas bind 127.0.0.2, 127.0.0.3, …; with HUB_HOST={settings.hub_host} run "
+                              "one hub per machine and list the replicas in *_AGENT_URLS (docs/deployment.md)")
+        self.instances = {i.name: i for s in SERVICES for i in self._instances(s)}
         self.children: list[Child] = []
         self.timings: dict[str, float] = {}
         self._pg_server: Any = None
@@ -136,8 +205,26 @@ class Launcher:
     def selected(self) -> list[Service]:
         return [s for s in SERVICES if self.only is None or s.name in self.only]
 
+    def _instances(self, service: Service) -> list[Instance]:
+        count = self.replicas.get(service.name, 1)
+        if count == 1:
+            return [Instance(service, 1, None)]
+        return [Instance(service, i, replica_host(i)) for i in range(1, count + 1)]
+
+    def selected_instances(self) -> list[Instance]:
+        return [i for i in self.instances.values() if self.only is None or i.service.name in self.only]
+
+    def instance_url(self, instance: Instance) -> str:
+        return f"http://{instance.host or '127.0.0.1'}:{self.ports[instance.service.port_setting]}"
+
     def url(self, service: Service) -> str:
-        return f"http://127.0.0.1:{self.ports[service.port_setting]}"
+        """The URL of the service (of its first replica when it has several)."""
+        return self.instance_url(self._instances(service)[0])
+
+    def replica_urls(self) -> dict[str, list[str]]:
+        """Replicated agent -> the URLs of its replicas."""
+        return {s.name: [self.instance_url(i) for i in self._instances(s)]
+                for s in SERVICES if s.name in self.replicas}
 
     def child_env(self) -> dict[str, str]:
         env = self.settings.child_env()
@@ -145,6 +232,24 @@ class Launcher:
             env[setting.upper()] = str(port)
         if self.database_url:
             env["DATABASE_URL"] = self.database_url
+        for agent, urls in self.replica_urls().items():
+            single, many = URL_SETTINGS[agent]
+            env[single.upper()], env[many.upper()] = urls[0], ",".join(urls)
+        return env
+
+    def _instance_env(self, instance: Instance) -> dict[str, str]:
+        """`child_env`, and for a replica its bind address. HUB_HOST also names where the other services are
+        (`Settings._url`), so a replica is given every other service's URL explicitly."""
+        env = self.child_env()
+        if instance.host is None:
+            return env
+        env["HUB_HOST"] = instance.host
+        for agent, (single, _many) in URL_SETTINGS.items():
+            service = next(s for s in SERVICES if s.name == agent)
+            env.setdefault(single.upper(), self.url(service))
+        env.setdefault("SEARCH_GATEWAY_URL", f"http://127.0.0.1:{self.ports['search_gateway_port']}")
+        if self.settings.embedding_provider == "local":
+            env.setdefault("EMBEDDING_URL", f"http://127.0.0.1:{self.ports['embedding_port']}/v1")
         return env
 
     def start_database(self) -> None:
@@ -170,24 +275,26 @@ class Launcher:
                     continue
                 self._preloaded.add(service.preload)
 
-    def _spawn(self, service: Service) -> Child:
+    def _spawn(self, instance: Instance) -> Child:
+        service = instance.service
         args = ["--port", str(self.ports[service.port_setting])]
+        env = self._instance_env(instance)
         if self.fork and service.preload in self._preloaded:
-            child = fork_module(service.name, service.module, args, self.child_env(), self.settings.logs_dir)
+            child = fork_module(instance.name, service.module, args, env, self.settings.logs_dir)
         else:
-            child = start_module(service.name, service.module, args, self.child_env(), self.settings.logs_dir)
-        child.url = self.url(service)
+            child = start_module(instance.name, service.module, args, env, self.settings.logs_dir)
+        child.url = self.instance_url(instance)
         return child
 
-    def _start(self, service: Service) -> Child:
-        self._started_at[service.name] = time.monotonic()
-        child = self._spawn(service)
+    def _start(self, instance: Instance) -> Child:
+        self._started_at[instance.name] = time.monotonic()
+        child = self._spawn(instance)
         self.children.append(child)
         return child
 
-    def _restart(self, service: Service) -> Child:
-        """Start `service` again in place of its exited child (same port, same log, appended to)."""
-        index = next(i for i, c in enumerate(self.children) if c.name == service.name)
+    def _restart(self, instance: Instance) -> Child:
+        """Start `instance` again in place of its exited child (same address, same log, appended to)."""
+        index = next(i for i, c in enumerate(self.children) if c.name == instance.name)
         old = self.children[index]
         if all(c.proc.pid != old.proc.pid for c in self.children if c is not old):  # not a reused pid of ours
             try:  # whatever the dead child left in its process group would hold the port or the log
@@ -196,41 +303,41 @@ class Launcher:
                 pass
         with open(old.log_path, "a", encoding="utf-8") as log:
             log.write(f"\n--- restarted by the launcher at {time.strftime('%Y-%m-%d %H:%M:%S')} ---\n")
-        child = self._spawn(service)
+        child = self._spawn(instance)
         self.children[index] = child
         return child
 
     def _headers(self) -> dict[str, str] | None:
         return {"Authorization": f"Bearer {self.settings.hub_token}"} if self.settings.hub_token else None
 
-    def _answers(self, service: Service) -> bool:
+    def _answers(self, instance: Instance) -> bool:
         """One short readiness probe (no connection kept open: the launcher forks children)."""
         try:
-            response = httpx.get(self.url(service) + service.health_path, headers=self._headers(),
-                                 timeout=1.0)
+            response = httpx.get(self.instance_url(instance) + instance.service.health_path,
+                                 headers=self._headers(), timeout=1.0)
         except httpx.HTTPError:
             return False
         return response.status_code == 200
 
-    def _wait(self, service: Service, child: Child, started: float, timeout_s: float) -> None:
-        wait_http(self.url(service) + service.health_path, child, timeout_s=timeout_s,
+    def _wait(self, instance: Instance, child: Child, started: float, timeout_s: float) -> None:
+        wait_http(self.instance_url(instance) + instance.service.health_path, child, timeout_s=timeout_s,
                   headers=self._headers())
-        self.timings[service.name] = time.perf_counter() - started
+        self.timings[instance.name] = time.perf_counter() - started
 
     def start(self, timeout_s: float = 120.0) -> float:
         """Start every selected service in order; returns seconds until all are ready."""
         t0 = time.perf_counter()
         self.settings.logs_dir.mkdir(parents=True, exist_ok=True)
         self.start_database()
-        selected = self.selected()
-        background = [(s, self._start(s)) for s in selected if s.phase == 0]
+        selected = self.selected_instances()
+        background = [(i, self._start(i)) for i in selected if i.service.phase == 0]
         if self.fork:
-            self.preload(selected)
+            self.preload(self.selected())
         for phase in (1, 2, 3):
-            services = [s for s in selected if s.phase == phase]
-            if not services:
+            instances = [i for i in selected if i.service.phase == phase]
+            if not instances:
                 continue
-            pairs = [(s, self._start(s)) for s in services]
+            pairs = [(i, self._start(i)) for i in instances]
             with ThreadPoolExecutor(max_workers=len(pairs)) as pool:
                 futures = [pool.submit(self._wait, s, c, t0, timeout_s) for s, c in pairs]
                 for future in futures:
@@ -270,10 +377,10 @@ class Launcher:
         return self._postmaster()
 
     def _supervised(self, child: Child) -> SupervisedProcess:
-        service = next(s for s in SERVICES if s.name == child.name)
-        return SupervisedProcess(name=child.name, child=child, spawn=lambda: self._restart(service),
-                                 is_ready=lambda _child: self._answers(service), log_path=child.log_path,
-                                 url=child.url, port=self.ports[service.port_setting],
+        instance = self.instances[child.name]
+        return SupervisedProcess(name=child.name, child=child, spawn=lambda: self._restart(instance),
+                                 is_ready=lambda _child: self._answers(instance), log_path=child.log_path,
+                                 url=child.url, port=self.ports[instance.service.port_setting],
                                  started_at=self._started_at.get(child.name, time.monotonic()))
 
     def watch(self, ready_timeout_s: float = 180.0) -> Supervisor:
@@ -321,10 +428,30 @@ class Launcher:
         if self.supervisor is not None:
             self.supervisor.remove_status()
 
+    def child(self, name: str, replica: int | None = None) -> Child:
+        """The running process of `name` (`internal_rag`, `rag`, `internal_rag-2`), or of its replica `replica`
+        (1-based)."""
+        base = REPLICA_ALIASES.get(name, name)
+        key = base if replica in (None, 1) else f"{base}-{replica}"
+        for child in self.children:
+            if child.name == key:
+                return child
+        raise LaunchError(f"no process {key!r}; running: {', '.join(c.name for c in self.children)}")
+
+    def kill(self, name: str, replica: int | None = None, sig: int = signal.SIGKILL) -> int:
+        """Send `sig` (default SIGKILL) to one process, by name or replica index (see `child`); returns its pid.
+
+        Under `supervise` the launcher restarts it like any crash; without supervision (a launcher used only
+        for `start`, as the benchmarks do) it stays down, and callers go on with the other replicas."""
+        child = self.child(name, replica)
+        os.kill(child.proc.pid, sig)
+        return child.proc.pid
+
     def summary(self) -> dict[str, Any]:
         return {
             "pid": os.getpid(),
             "services": {c.name: {"url": c.url, "pid": c.proc.pid, "log": str(c.log_path)} for c in self.children},
+            "replicas": self.replica_urls(),
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "database_url": self.database_url,
         }
@@ -337,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ephemeral", action="store_true", help="use free ports instead of the configured ones")
     parser.add_argument("--data-dir", type=Path, help="override DATA_DIR")
     parser.add_argument("--ready-file", type=Path, help="write a JSON summary here once everything is ready")
+    parser.add_argument("--replicas", help="run agents as several replicas, e.g. rag=2,web=2 (agents: "
+                        + ", ".join(REPLICA_ALIASES) + "); replica k binds 127.0.0.<k+1>, same port")
     parser.add_argument("--timeout", type=float, default=180.0,
                         help="seconds to wait for each phase at start, and for a restarted process to answer")
     parser.add_argument("--no-fork", action="store_true",
@@ -360,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     policy = RestartPolicy(max_fast_crashes=max(1, args.max_crashes), crash_window_s=args.crash_window)
     try:
         launcher = Launcher(settings, only=only, ephemeral=args.ephemeral, fork=not args.no_fork,
-                            policy=policy)
+                            policy=policy, replicas=parse_replicas(args.replicas))
     except LaunchError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -281,3 +281,39 @@ def test_unknown_service_is_refused(data_dir: Path) -> None:
     result = subprocess.run([sys.executable, "start_agents.py", "--only", "nope", "--data-dir", str(data_dir)],
                             cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "unknown service" in result.stderr
+
+
+def test_replicas_start_on_distinct_addresses_and_a_killed_one_is_restarted(data_dir: Path) -> None:
+    hub = launch(data_dir, "--only", "internal_rag,web_research", "--replicas", "rag=2")
+    urls = hub.info["replicas"]["internal_rag"]
+    assert urls == [hub.url("internal_rag"), hub.url("internal_rag-2")]
+    hosts = {httpx.URL(u).host for u in urls}
+    ports = {httpx.URL(u).port for u in urls}
+    assert hosts == {"127.0.0.2", "127.0.0.3"} and len(ports) == 1  # same port, distinct loopback addresses
+    for url in urls:
+        assert card_answers(url, "internal_rag")
+        card = httpx.get(url + CARD_PATH, timeout=10).json()
+        assert card["supportedInterfaces"][0]["url"].startswith(url)  # each replica's card names itself
+    assert hub.url("web_research").startswith("http://127.0.0.1:")  # an unreplicated agent stays put
+
+    killed = hub.pid("internal_rag-2")
+    kill_and_wait(killed)
+
+    def replica_is_back() -> dict[str, Any] | None:
+        process = hub.process("internal_rag-2", "running")
+        if process and process["pid"] != killed and card_answers(urls[1], "internal_rag"):
+            return process
+        return None
+
+    back = hub.wait_until("internal_rag-2 back", replica_is_back,
+                          meanwhile=lambda: assert_answers(urls[0], "internal_rag"))
+    assert back["restarts"] == 1 and back["last_exit_code"] == -9
+    assert hub.status()["internal_rag"]["restarts"] == 0
+    assert "internal_rag-2 exited with exit code -9 (SIGKILL)" in hub.stderr()
+    assert hub.stop() == 0
+
+
+def test_replicas_of_a_service_that_is_not_an_agent_are_refused(data_dir: Path) -> None:
+    result = subprocess.run([sys.executable, "start_agents.py", "--replicas", "backend=2", "--data-dir",
+                             str(data_dir)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "--replicas" in result.stderr

@@ -130,6 +130,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         lines = [f"k={v['k']}: wall/slowest = {v['ratio']:.3f} (serial baseline {v['serial_baseline_ratio']:.2f})"
                  for v in report["fan_out"].values()]
         hop = report["hop"]
-        lines.append(f"A2A hop overhead p50 {hop['overhead_p50_ms']} ms, p95 {hop['overhead_p95_ms']} ms "
-                     f"(plain HTTP p50 {hop['plain_http_p50_ms']} ms)")
+        lines.append(f"A2A hop overhead p50 {hop['overhead_p50_ms']} ms, p95 {hop['overhead_p95_ms']} ms; "
+                     f"bare a2a-sdk echo p50 {hop['a2a_sdk_echo_p50_ms']} ms, p95 {hop['a2a_sdk_echo_p95_ms']} ms; "
+                     f"plain HTTP echo p50 {hop['plain_http_p50_ms']} ms, p95 {hop['plain_http_p95_ms']} ms "
+                     f"(goal p50 <= {hop['goal_p50_ms']} ms: {'met' if hop['goal_met'] else 'not met'})")
         _emit(report, as_json, "\n".join(lines))

@@ -66,15 +66,13 @@ class AgentRegistry(Mapping[str, RemoteAgent]):
         if agent is None or (self._catalog_at is not None and now - self._catalog_at < self.catalog_ttl_s):
             return self._catalog
         self._catalog_at = now
-        headers = {"Authorization": f"Bearer {agent.token}"} if agent.token else {}
-        try:
-            async with httpx.AsyncClient(timeout=self.card_timeout_s) as http:
-                response = await http.get(f"{agent.url}/catalog", headers=headers)
+        try:  # from whichever replica answers, over the shared kept-alive pool
+            response = await agent.get("/catalog", timeout_s=self.card_timeout_s)
             response.raise_for_status()
             documents = response.json().get("documents")
             if isinstance(documents, list):
                 self._catalog = [d for d in documents if isinstance(d, dict)]
-        except (httpx.HTTPError, ValueError, AttributeError):
+        except (httpx.HTTPError, RemoteAgentError, ValueError, AttributeError):
             pass  # an agent without the route, down or hung: plan with the last catalog
         return self._catalog
 
@@ -108,7 +106,10 @@ class AgentRegistry(Mapping[str, RemoteAgent]):
         return dict(zip(names, results, strict=True))
 
     def forget(self, name: str) -> None:
-        """Drop a cached card (after a connection error the agent may have restarted elsewhere)."""
+        """Drop a cached card summary (after a connection error the agent may have restarted elsewhere).
+
+        The planner's summary only: the call path keeps each replica's card until that replica fails, so a
+        failure of one replica does not make every call fetch cards again."""
         self._infos.pop(name, None)
 
 
@@ -126,11 +127,12 @@ def parse_extra_agents(raw: str | None) -> dict[str, str]:
 
 
 def build_registry(settings: Settings) -> AgentRegistry:
-    """The hub's registry: the standard agents at their configured URLs plus the extra agents."""
-    urls = {name: settings.agent_url(name) for name in STANDARD_AGENTS}
+    """The hub's registry: the standard agents at their configured URLs (every replica of each: `*_URLS`)
+    plus the extra agents."""
+    urls: dict[str, str | list[str]] = {name: settings.agent_urls(name) for name in STANDARD_AGENTS}
     urls.update(parse_extra_agents(settings.orchestrator_extra_agents))
     timeouts = parse_agent_timeouts(settings.orchestrator_agent_timeouts)
     return AgentRegistry({name: RemoteAgent(url, token=settings.hub_token,
                                             timeout_s=timeouts.get(name, settings.orchestrator_step_timeout_s),
-                                            name=name)
+                                            name=name, eject_s=settings.agent_eject_s)
                           for name, url in urls.items()})
