@@ -8,8 +8,9 @@ the classes, and the document frequency of analysed terms over the training mess
 weighs catalog matches: a word common in requests, such as "what" or "알려", says little about a document).
 
 Training is deterministic (`train_model`, `hub train intent`) and uses only the development sets:
-`benchmarks/data/intent_dev.jsonl` (the dev split of the blind set), `benchmarks/data/intent_eval.jsonl` and
-`tests/orchestrator_agent/intent_dev.jsonl`. The blind set's test split is never read here.
+`benchmarks/data/intent_dev.jsonl` and `intent_test.jsonl` (the first blind set's two splits: its test split,
+reported once, became development data afterwards), `benchmarks/data/intent_eval.jsonl` and
+`tests/orchestrator_agent/intent_dev.jsonl`. The fresh blind holdout (`intent_holdout.jsonl`) is never read here.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ai_llm.common.text_analysis import analyze
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
 TRAINING_SETS = (PROJECT_ROOT / "benchmarks" / "data" / "intent_dev.jsonl",
+                 PROJECT_ROOT / "benchmarks" / "data" / "intent_test.jsonl",
                  PROJECT_ROOT / "benchmarks" / "data" / "intent_eval.jsonl",
                  PROJECT_ROOT / "tests" / "orchestrator_agent" / "intent_dev.jsonl")
 N_FEATURES = 2**18
