@@ -59,8 +59,9 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
         store = deps.extras.get("store") or make_store(settings)
         for stale in store.incoming.glob("*.part"):  # spools of uploads cut off by a previous stop
             stale.unlink(missing_ok=True)
-        index = deps.extras.get("rag_index") or RagIndex(settings.agent_url("internal_rag"), token=settings.hub_token,
-                                                         timeout_s=max(settings.agent_timeout_s, 300.0))
+        index = deps.extras.get("rag_index") or RagIndex(settings.agent_urls("internal_rag"), token=settings.hub_token,
+                                                         timeout_s=max(settings.agent_timeout_s, 300.0),
+                                                         eject_s=settings.agent_eject_s)
         file_service = FileService(FileRecords(db), store, index, settings.max_upload_bytes)
         state["service"] = file_service
         state["agent"] = FileAgent(file_service, settings.ui_language, deps.llm)

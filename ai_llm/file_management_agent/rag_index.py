@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,13 +28,15 @@ class RagIndex:
     """A2A client of the internal-RAG agent's indexing skills.
 
     Args:
-        url: the RAG agent's base URL (`settings.agent_url('internal_rag')`).
+        url: the RAG agent's base URL, or every replica's (`settings.agent_urls('internal_rag')`).
         token: `HUB_TOKEN`.
         timeout_s: per call (indexing a large PDF takes a while).
+        eject_s: how long a replica that refused a connection is left out (`AGENT_EJECT_S`).
     """
 
-    def __init__(self, url: str, token: str | None = None, timeout_s: float = 300.0) -> None:
-        self.agent = RemoteAgent(url, token=token, timeout_s=timeout_s, name="internal_rag")
+    def __init__(self, url: str | Sequence[str], token: str | None = None, timeout_s: float = 300.0,
+                 eject_s: float = 5.0) -> None:
+        self.agent = RemoteAgent(url, token=token, timeout_s=timeout_s, name="internal_rag", eject_s=eject_s)
 
     async def _call(self, text: str, data: dict[str, Any]) -> dict[str, Any]:
         try:
