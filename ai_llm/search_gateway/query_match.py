@@ -34,6 +34,8 @@ How the two texts are compared:
      and a narrower term, two members of one class (two currencies, cities, ministries) or a word whose
      other sense would merge different requests; "North Korea", "bird flu", "Canadian dollar" stay apart
      from "Korea", "flu", "dollar" because the longer name is its own term or keeps its extra word.
+   * `data/ordered_terms.txt` (the ordered classes, 4): its lines are groups of the same kind ("Lisbon" /
+     "리스본", "kilogram" / "kg" / "킬로그램").
    * the project's Korean–English tables (`ai_llm/common/data/loanwords_ko_en.tsv`, `glossary_ko_en.tsv`):
      one group per line, so each links a Korean word to one English word ("엔비디아" / "NVIDIA", "독감" /
      "flu") and never two Korean or two English words to each other.
@@ -71,8 +73,26 @@ How the two texts are compared:
    attach to, so "서울에서 부산까지" / "부산에서 서울까지", "USD to KRW" / "KRW to USD", "100 USD in KRW" /
    "100 KRW in USD", "애플이 인수한" / "애플을 인수한" differ. A role present on one side only is tolerated
    ("서울 부산 KTX" asks what "서울에서 부산 KTX" asks) unless the other side gives that role to another
-   term ("by" must be on both sides). English keyword order is free ("2025 Korea minimum wage"), but terms
-   may not swap sides around a verb ("Apple acquired Beats" ≠ "Beats acquired Apple").
+   term ("by" must be on both sides). Keyword order is otherwise free ("2025 Korea minimum wage" = "Korea
+   minimum wage 2025", "서울 날씨 내일" = "내일 서울 날씨", one place moving: "서울 맛집 강남"), but English
+   terms may not swap sides around a verb ("Apple acquired Beats" ≠ "Beats acquired Apple"), and:
+
+   * **Ordered classes** (`data/ordered_terms.txt`: places — countries, cities, districts, and Korean names
+     ending in 역/공항/터미널/정류장 —, currencies, units of measure, temperature scales, languages, file
+     formats). Two terms of one class written without markers take their roles from their order, the first
+     being the source: "대전 광주 버스" ≠ "광주 대전 버스", "리터 갤런 변환" ≠ "갤런 리터 변환", "영어 한국어 번역"
+     ≠ "한국어 영어 번역", "Lisbon Madrid train" ≠ "Madrid Lisbon train", "USD KRW" ≠ "KRW USD". So when both
+     queries hold the same two terms of a class, their direction must agree: taken from the markers where a
+     side has them (에서/부터/from source, 까지/로/to/into goal, and "in" for a unit or currency: "100 USD in
+     KRW"), else from a number counting one of them (below), else from their order ("서울에서 부산 KTX" =
+     "서울 부산 KTX" ≠ "부산 서울 KTX"). Order stays free where both sides only coordinate the two ("서울과 부산
+     날씨", "Seoul and Busan weather") and in symmetric questions (distance, 거리, 시차, relations, war,
+     summit, match, and the group of difference / vs / 비교: "서울 부산 거리" = "부산 서울 거리"). A broader and
+     a narrower place in another order ("서울 강남 맛집" / "강남 서울 맛집") are a miss: the lexicon knows no
+     containment.
+   * **A number counts the unit next to it**: the unit, currency or scale right after it, with only spaces
+     between ("5 온스", "100kg"), else one written against it before ("$100"). Both sides must count the same
+     unit with each number: "5 온스 몇 그램" ≠ "5 그램 몇 온스".
 
 It is cheap: a regex pass, one Kiwi call for text with Hangul (≈0.1–0.3 ms), dictionary look-ups of term runs
 (≈1 ms a comparison in all), and an LRU cache of analysed queries. Kiwi (≈1 s, ≈300 MB) and the equivalence
@@ -89,7 +109,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -189,6 +209,22 @@ STRICT_ROLES = frozenset({"agent"})
 RELATION_VERBS = frozenset("""beat defeat win won lose lost buy bought sell sold acquire sue hire fire invest
     overtake overtook surpass outsell outsold replace pay paid owe follow call play lead led join leave left
     meet met marry""".split())
+#: How `_order_conflict` reasons begin.
+_ORDER_DIFFERS = "order: "
+#: Classes whose terms a number counts ("5 온스", "$100").
+_MEASURES = frozenset({"unit", "currency", "scale"})
+#: Words that make the order of two places or units free: "서울 부산 거리" asks what "부산 서울 거리" asks.
+#: (The group of "difference" / "vs" / 비교 in equivalents.txt does the same; `_symmetric_groups`.)
+#: (Not 경기, which is also Gyeonggi: "경기 서울 이사" is a move.)
+_SYMMETRIC = frozenset("distance 거리 시차 relation relationship 관계 war 전쟁 무역전쟁 summit 정상회담 회담 match "
+                       "맞대결".split())
+#: What may stand between two coordinated terms, whose order is then free ("서울과 부산", "Seoul and Busan").
+_COORDINATION = re.compile(r"\s*(?:,|&|and|or|vs\.?|versus|와|과|랑|이랑|하고|및|이나|나|또는)\s*", re.IGNORECASE)
+#: Korean nouns ending in 역 that are not stations (지역 "region", 번역 "translation" …).
+#: (구역 only as a zone: 동대구역 is a station.)
+_NOT_STATIONS = ("지역", "영역", "권역", "해역", "전역", "수역", "무역", "번역", "통역", "병역", "성역", "하역", "현역",
+                 "복역", "노역", "주역", "배역", "광역", "발구역", "할구역", "별구역", "지구역", "연구역", "제구역",
+                 "호구역", "거구역", "차구역", "험구역", "전구역", "정구역")
 #: Plural-looking words that are not plurals of another word.
 _NOT_PLURAL = frozenset("news goods arms glasses means species series physics economics politics mathematics "
                         "athletics savings this its is was has does us bus gas plus yes less".split())
@@ -272,6 +308,7 @@ class RequestTerms:
     words: tuple[Word, ...]
     hangul: bool
     plain: tuple[Term, ...] = ()
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -402,7 +439,7 @@ def request_terms(query: str) -> RequestTerms:
     pieces = _pieces(text, hangul)
     plain = _split_date_nouns(_join_question_units(_terms(pieces)))
     return RequestTerms(tuple(_merge_phrases(text, plain)), _words(text, pieces) if hangul else (), hangul,
-                        tuple(plain))
+                        tuple(plain), text)
 
 
 def _terms(pieces: list[_Piece]) -> list[Term]:
@@ -525,10 +562,12 @@ class Equivalents:
     Args:
         latin: phrases without Hangul, as the tuple of their terms' compared forms.
         hangul: phrases with Hangul, as their terms' surfaces written together, case-folded.
+        classes: group id → the ordered classes its members belong to (`data/ordered_terms.txt`).
     """
 
     latin: dict[tuple[str, ...], frozenset[str]]
     hangul: dict[str, frozenset[str]]
+    classes: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _latin_key(phrase: str) -> tuple[str, ...]:
@@ -542,12 +581,14 @@ def _hangul_key(phrase: str) -> str:
 @lru_cache(maxsize=1)
 def equivalents() -> Equivalents:
     """The equivalence groups: `data/equivalents.txt` (abbreviations, Korean and English names, synonyms; all
-    variants of a line are one group) and the project's Korean–English tables (`common/data`: loanwords and
-    glossary, one group per line, so each links one Korean word to one English word and nothing more)."""
+    variants of a line are one group), the project's Korean–English tables (`common/data`: loanwords and
+    glossary, one group per line, so each links one Korean word to one English word and nothing more), and
+    `data/ordered_terms.txt` with the ordered class of each group (module docstring, 4)."""
     groups: list[list[str]] = []
     for line in (_DATA / "equivalents.txt").read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             groups.append([v.strip() for v in line.split("|") if v.strip()])
+    glossary_start = len(groups)
     for name in ("loanwords_ko_en.tsv", "glossary_ko_en.tsv"):
         path = _COMMON_DATA / name
         if path.exists():
@@ -555,17 +596,51 @@ def equivalents() -> Equivalents:
                 parts = [v.strip() for v in line.split("\t")]
                 if len(parts) == 2 and all(parts) and _HANGUL.search(parts[0]) and not _HANGUL.search(parts[1]):
                     groups.append(parts)
+        if name == "loanwords_ko_en.tsv":
+            glossary_start = len(groups)
     latin: dict[tuple[str, ...], set[str]] = {}
     hangul: dict[str, set[str]] = {}
-    for number, group in enumerate(groups):
-        gid = f"g{number}"
+
+    def keyed(variant: str) -> tuple[dict[Any, set[str]], Any]:
+        if _HANGUL.search(variant):
+            return hangul, _hangul_key(variant)
+        key = _latin_key(variant)
+        return latin, (key if len(key) <= _MAX_PHRASE else ())
+
+    def add(group: list[str], gid: str) -> None:
         for variant in group:
-            if _HANGUL.search(variant):
-                hangul.setdefault(_hangul_key(variant), set()).add(gid)
-            elif key := _latin_key(variant):
-                if len(key) <= _MAX_PHRASE:
-                    latin.setdefault(key, set()).add(gid)
-    return Equivalents({k: frozenset(v) for k, v in latin.items()}, {k: frozenset(v) for k, v in hangul.items()})
+            table, key = keyed(variant)
+            if key:
+                table.setdefault(key, set()).add(gid)
+
+    for number, group in enumerate(groups):
+        add(group, f"g{number}")
+    # A variant of ordered_terms.txt classes the groups of equivalents.txt and the loanwords it belongs to
+    # ("United States" classes "US" and "미국"), not the glossary's looser pairs (원 / circle). A line of one
+    # variant that already has such a group only classes it; other lines are groups of their own as well.
+    classes: dict[str, set[str]] = {}
+    current = ""
+    for line in (_DATA / "ordered_terms.txt").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1].strip()
+            continue
+        if not line or line.startswith("#") or not current:
+            continue
+        group = [v.strip() for v in line.split("|") if v.strip()]
+        known: set[str] = set()
+        for variant in group:
+            table, key = keyed(variant)
+            known.update(g for g in table.get(key, ()) if int(g[1:]) < glossary_start)
+        if len(group) > 1 or not known:
+            gid = f"g{len(groups)}"
+            groups.append(group)
+            add(group, gid)
+            known.add(gid)
+        for gid in known:
+            classes.setdefault(gid, set()).add(current)
+    return Equivalents({k: frozenset(v) for k, v in latin.items()}, {k: frozenset(v) for k, v in hangul.items()},
+                       {k: frozenset(v) for k, v in classes.items()})
 
 
 def _merge_phrases(text: str, terms: list[Term]) -> list[Term]:
@@ -732,10 +807,29 @@ class _Slot:
     role: str | None
     start: int
     optional: bool = False
+    end: int = 0
+    classes: frozenset[str] = frozenset()
+    concepts: frozenset[str] = frozenset()
 
 
 def _slot(t: Term, key: str | None = None) -> _Slot:
-    return _Slot(key or t.key, t.kind, t.role, t.start, bool(t.optional))
+    return _Slot(key or t.key, t.kind, t.role, t.start, bool(t.optional), max(t.end, t.start + len(t.surface)),
+                 _classes(t), t.concepts)
+
+
+def _classes(term: Term) -> frozenset[str]:
+    """The ordered classes of a term (`data/ordered_terms.txt`); a Korean name of a station, airport or
+    terminal ("판교역", "김포공항") is a place."""
+    table = equivalents()
+    concepts = term.concepts or (table.hangul.get(term.surface) if term.kind == "korean"
+                                 else table.latin.get((term.key,))) or frozenset()
+    out = frozenset().union(*(table.classes.get(gid, frozenset()) for gid in concepts))
+    if not out and term.kind == "korean" and (
+            (len(term.key) >= 3 and term.key.endswith("역") and not term.key.endswith(_NOT_STATIONS))
+            or (len(term.key) >= 3 and term.key.endswith("공항"))
+            or (len(term.key) >= 4 and term.key.endswith(("터미널", "정류장")))):
+        out = frozenset({"place"})
+    return out
 
 
 def _bases(term: Term, passive: bool) -> tuple[str, ...]:
@@ -768,6 +862,13 @@ def _concepts(term: Term, passive: bool) -> frozenset[str]:
         return term.concepts
     table = equivalents()
     return term.concepts.union(*(table.latin.get((base,), frozenset()) for base in bases))
+
+
+@lru_cache(maxsize=1)
+def _symmetric_groups() -> frozenset[str]:
+    """The equivalence groups of "difference" / "vs" / 비교: comparing two things names them in either order."""
+    table = equivalents()
+    return frozenset().union(*(table.latin.get((word,), frozenset()) for word in ("difference", "vs", "compare")))
 
 
 def _answers(question: str, term: Term) -> bool:
@@ -833,8 +934,9 @@ def _align(a: RequestTerms, b: RequestTerms, questions_a: tuple[str, ...] = (), 
         if groups is not None:
             for ga, gb in groups:
                 key = "".join(t.surface for t in ga)
-                slots_a.append(replace(_slot(ga[0], key), role=ga[-1].role))
-                slots_b.append(replace(_slot(gb[0], key), role=gb[-1].role))
+                classes = _classes(Term(key, key, ga[0].kind))  # "부산역" / "부산 역": a station
+                slots_a.append(replace(_slot(ga[0], key), role=ga[-1].role, end=ga[-1].end, classes=classes))
+                slots_b.append(replace(_slot(gb[0], key), role=gb[-1].role, end=gb[-1].end, classes=classes))
         elif all(t.kind == "korean" for t in left_a + left_b) and _korean_variant(a, b):
             pass  # Kiwi split a misspelt or oddly spaced Korean word differently: the words agree
         else:
@@ -881,12 +983,76 @@ def _swapped_around_verb(slots_a: list[_Slot], slots_b: list[_Slot]) -> str | No
     return None
 
 
+def _number_units(slots: list[_Slot], text: str) -> list[str | None]:
+    """For each number, in order, the unit or currency it counts: the next term when only spaces separate
+    them ("5 온스", "100kg"), else a term written against it before ("$100"); None when neither."""
+    units: list[str | None] = []
+    for i, slot in enumerate(slots):
+        if slot.kind != "number":
+            continue
+        after = slots[i + 1] if i + 1 < len(slots) else None
+        before = slots[i - 1] if i else None
+        if after is not None and after.classes & _MEASURES and not text[slot.end:after.start].strip():
+            units.append(after.key)
+        elif before is not None and before.classes & _MEASURES and before.end == slot.start:
+            units.append(before.key)
+        else:
+            units.append(None)
+    return units
+
+
+def _direction(x: _Slot, y: _Slot, cls: str, counted: set[str], text: str) -> tuple[str, str, bool]:
+    """Which of two same-class terms comes first in the request (source → goal): from their case markers,
+    else the one a number counts, else their order. The flag tells that order decided and that the two are
+    only coordinated ("서울과 부산", "Seoul and Busan"), which makes their order free."""
+    goal = {"goal"} if cls == "place" else {"goal", "in"}
+    if x.role == "source" or y.role in goal:
+        return x.key, y.key, False
+    if y.role == "source" or x.role in goal:
+        return y.key, x.key, False
+    if (x.key in counted) != (y.key in counted):
+        return (x.key, y.key, False) if x.key in counted else (y.key, x.key, False)
+    first, second = (x, y) if x.start <= y.start else (y, x)
+    return first.key, second.key, bool(_COORDINATION.fullmatch(text[first.end:second.start]))
+
+
+def _order_conflict(slots_a: list[_Slot], slots_b: list[_Slot], text_a: str, text_b: str) -> str | None:
+    """Module docstring, 4: a number counts the same unit on both sides, and two terms of one ordered class
+    (places, currencies, units, scales, languages, file formats) keep their direction."""
+    units_a, units_b = _number_units(slots_a, text_a), _number_units(slots_b, text_b)
+    for number, unit_a, unit_b in zip([s.key for s in slots_a if s.kind == "number"], units_a, units_b,
+                                      strict=False):
+        if unit_a and unit_b and unit_a != unit_b:
+            return f"{_ORDER_DIFFERS}{number} counts {unit_a!r} vs {unit_b!r}"
+    if any(s.key in _SYMMETRIC or s.concepts & _symmetric_groups() for s in slots_a + slots_b):
+        return None  # "서울 부산 거리", "Celsius Fahrenheit difference": either order asks the same
+    first_a: dict[str, _Slot] = {}
+    first_b: dict[str, _Slot] = {}
+    for slots, first in ((slots_a, first_a), (slots_b, first_b)):
+        for s in slots:
+            if s.classes and not s.optional:
+                first.setdefault(s.key, s)
+    shared = [k for k in first_a if k in first_b]
+    counted_a = {u for u in units_a if u}
+    counted_b = {u for u in units_b if u}
+    for i, x in enumerate(shared):
+        for y in shared[i + 1:]:
+            classes = ((first_a[x].classes | first_b[x].classes) & (first_a[y].classes | first_b[y].classes))
+            for cls in sorted(classes):
+                *dir_a, free_a = _direction(first_a[x], first_a[y], cls, counted_a, text_a)
+                *dir_b, free_b = _direction(first_b[x], first_b[y], cls, counted_b, text_b)
+                if dir_a != dir_b and not (free_a and free_b):
+                    return f"{_ORDER_DIFFERS}{cls} {' → '.join(dir_a)} / {' → '.join(dir_b)}"
+    return None
+
+
 def compare(cached: str, asked: str) -> MatchResult:
     """Whether the answer cached for `cached` answers `asked` (see the module docstring for the rules)."""
     full_a, full_b = request_terms(cached), request_terms(asked)
     result = _compare(full_a, full_b)
-    if result.same or (full_a.terms == full_a.plain and full_b.terms == full_b.plain):
-        return result
+    if (result.same or (full_a.terms == full_a.plain and full_b.terms == full_b.plain)
+            or result.reason.startswith(_ORDER_DIFFERS)):
+        return result  # the names' classes decided: unmerged, a name of several words has none
     # A phrase merged on one side can hide a typo or spacing variant ("exhange rate" / "exchange rate"):
     # compare the unmerged terms too.
     plain = _compare(replace(full_a, terms=full_a.plain), replace(full_b, terms=full_b.plain))
@@ -911,6 +1077,8 @@ def _compare(full_a: RequestTerms, full_b: RequestTerms) -> MatchResult:
     conflict = _roles_conflict(slots_a, slots_b)
     if conflict is None and not (a.hangul or b.hangul):
         conflict = _swapped_around_verb(slots_a, slots_b)
+    if conflict is None:
+        conflict = _order_conflict(slots_a, slots_b, a.text, b.text)
     return MatchResult(conflict is None, conflict or "")
 
 
