@@ -1,4 +1,9 @@
-"""`Annotated[..., Depends(...)]` aliases the routers declare their needs with."""
+"""`Annotated[..., Depends(...)]` aliases the routers declare their needs with.
+
+Every dependency is `async def`: FastAPI runs a plain `def` dependency in its thread pool, one thread hop per
+dependency per request, and under a burst of chats those hops (40 threads, the GIL, a lock each) delayed
+the first status by seconds (`hub bench backend`).
+"""
 
 from __future__ import annotations
 
@@ -12,30 +17,35 @@ from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
 from backend.api.state import BackendState
 from backend.chat_store import ChatStore
+from backend.orchestrator_tasks import OrchestratorTasks
 
 
-def get_state(request: Request) -> BackendState:
+async def get_state(request: Request) -> BackendState:
     state: BackendState = request.app.state.backend
     return state
 
 
-def get_settings_dep(state: Annotated[BackendState, Depends(get_state)]) -> Settings:
+async def get_settings_dep(state: Annotated[BackendState, Depends(get_state)]) -> Settings:
     return state.settings
 
 
-def get_db(state: Annotated[BackendState, Depends(get_state)]) -> Database:
+async def get_db(state: Annotated[BackendState, Depends(get_state)]) -> Database:
     return state.db
 
 
-def get_chats(state: Annotated[BackendState, Depends(get_state)]) -> ChatStore:
+async def get_chats(state: Annotated[BackendState, Depends(get_state)]) -> ChatStore:
     return state.chats
 
 
-def get_orchestrator(state: Annotated[BackendState, Depends(get_state)]) -> RemoteAgent:
+async def get_orchestrator(state: Annotated[BackendState, Depends(get_state)]) -> RemoteAgent:
     return state.orchestrator
 
 
-def get_file_agent(state: Annotated[BackendState, Depends(get_state)]) -> httpx.AsyncClient:
+async def get_orchestrator_tasks(state: Annotated[BackendState, Depends(get_state)]) -> OrchestratorTasks:
+    return state.tasks
+
+
+async def get_file_agent(state: Annotated[BackendState, Depends(get_state)]) -> httpx.AsyncClient:
     return state.files
 
 
@@ -44,4 +54,5 @@ SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 DbDep = Annotated[Database, Depends(get_db)]
 ChatStoreDep = Annotated[ChatStore, Depends(get_chats)]
 OrchestratorDep = Annotated[RemoteAgent, Depends(get_orchestrator)]
+OrchestratorTasksDep = Annotated[OrchestratorTasks, Depends(get_orchestrator_tasks)]
 FileAgentDep = Annotated[httpx.AsyncClient, Depends(get_file_agent)]

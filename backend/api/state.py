@@ -11,6 +11,7 @@ from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
 from backend.chat_store import ChatStore
+from backend.orchestrator_tasks import OrchestratorTasks
 
 #: Seconds to wait for a connection to the orchestrator.
 CONNECT_TIMEOUT_S = 15.0
@@ -37,6 +38,7 @@ class BackendState:
     orchestrator: RemoteAgent
     files: httpx.AsyncClient
     require_login: bool
+    tasks: OrchestratorTasks = field(init=False)
     extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -52,5 +54,9 @@ class BackendState:
         return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
                    require_login=login_required(settings))
 
+    def __post_init__(self) -> None:
+        self.tasks = OrchestratorTasks(self.orchestrator)
+
     async def close(self) -> None:
         await self.files.aclose()
+        await self.orchestrator.aclose()

@@ -3,18 +3,23 @@ orchestrator process (tests/backend/servers/orchestrator_stand_in.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
+from a2a.types import TaskState
 
+from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
 from backend.api.main import create_app
-from backend.chat_client import ChatEvent, stream_chat
+from backend.chat_client import ChatEvent, parse_sse, stream_chat
+from backend.orchestrator_tasks import OrchestratorTasks
 
 STAND_IN_FILE_ID = "3f2c8a61-0b7e-4c1d-9a55-5b0d2c7e9f10"
 
@@ -37,9 +42,13 @@ async def test_status_events_then_answer_then_done(api: httpx.AsyncClient) -> No
     assert set(names[:-2]) == {"status"} and len(names) >= 3
     statuses = [e.data for e in events if e.event == "status"]
     assert all(set(s) == {"agent", "stage", "message", "progress"} for s in statuses)
-    # Sub-agent events forwarded by the orchestrator keep the sub-agent's name, in order.
-    assert [s["agent"] for s in statuses] == ["orchestrator", "internal_rag", "web_research"]
-    assert statuses[2]["stage"] == "fallback" and "웹 검색" in statuses[2]["message"]
+    # The backend's own planning line first (the orchestrator's duplicate of it is not relayed); sub-agent
+    # events forwarded by the orchestrator keep the sub-agent's name, in order.
+    assert statuses[0] == {"agent": "orchestrator", "stage": "planning",
+                           "message": "🧭 요청을 분석하고 실행 계획을 세우는 중…", "progress": 0.0}
+    assert [s["agent"] for s in statuses] == ["orchestrator", "orchestrator", "internal_rag", "web_research"]
+    assert [s["stage"] for s in statuses].count("planning") == 1
+    assert statuses[3]["stage"] == "fallback" and "웹 검색" in statuses[3]["message"]
     answer = events[-2].data
     assert answer["intent"] == "HYBRID"
     assert re.fullmatch(r"[0-9a-f]{32}", answer["conversation_id"])
@@ -143,6 +152,70 @@ async def test_orchestrator_down_gives_an_error_event(db: Database, tmp_path: Pa
             transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
         ko = await collect(http, "안녕하세요")
         en = await collect(http, "hello", language="en")
-    assert [e.event for e in ko] == ["error", "done"]
-    assert "오케스트레이터에 연결할 수 없습니다" in ko[0].data["message"]
-    assert "orchestrator is unreachable" in en[0].data["message"]
+    # The planning status goes out before the orchestrator is called; then the error.
+    assert [e.event for e in ko] == ["status", "error", "done"]
+    assert "오케스트레이터에 연결할 수 없습니다" in ko[1].data["message"]
+    assert "orchestrator is unreachable" in en[1].data["message"]
+
+
+async def test_first_status_comes_from_the_backend_before_the_orchestrator_says_anything(
+        api: httpx.AsyncClient, tmp_path: Path) -> None:
+    """The stand-in sends nothing until the gate file exists; the planning status must already be there."""
+    hold = tmp_path / "hold"
+    body = {"message": f"hold:{hold}", "conversation_id": None, "language": "en"}
+    events: list[ChatEvent] = []
+    async with api.stream("POST", "/api/chat", json=body) as response:
+        assert response.status_code == 200
+        async for event in parse_sse(response.aiter_lines()):
+            events.append(event)
+            if len(events) == 1:
+                assert not hold.exists()  # the orchestrator has not sent a single event yet
+                hold.touch()
+    assert events[0].event == "status"
+    assert events[0].data == {"agent": "orchestrator", "stage": "planning",
+                              "message": "🧭 Analysing the request and planning…", "progress": 0.0}
+    assert [e.event for e in events][-2:] == ["answer", "done"]
+
+
+async def test_client_disconnect_cancels_the_orchestrator_task(
+        api: httpx.AsyncClient, stand_in_orchestrator: str, tmp_path: Path) -> None:
+    """A browser that leaves mid-chat: the backend cancels the orchestrator's A2A task (CancelTask), the
+    orchestrator's handler stops, and the task ends `canceled` (read back over A2A)."""
+    hold = tmp_path / "hold"
+    conversation_id = f"cancel-{uuid.uuid4().hex}"
+    body = {"message": f"hold:{hold}", "conversation_id": conversation_id, "language": "en"}
+    tasks = OrchestratorTasks(RemoteAgent(stand_in_orchestrator, name="orchestrator"))
+    async with api.stream("POST", "/api/chat", json=body) as response:
+        first = await anext(aiter(parse_sse(response.aiter_lines())))
+        assert first.event == "status"
+        for _ in range(200):  # wait until the orchestrator holds the task, then leave
+            if await tasks.latest(conversation_id) is not None:
+                break
+            await asyncio.sleep(0.05)
+    # The stream is closed here, before any answer: the browser went away.
+    cancelled = hold.with_name("hold.cancelled")
+    for _ in range(300):
+        if cancelled.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert cancelled.read_text() == conversation_id  # the orchestrator's handler was stopped
+    task = await tasks.latest(conversation_id)
+    assert task is not None
+    for _ in range(100):
+        task = await tasks.get(task.id)
+        if task.status.state == TaskState.TASK_STATE_CANCELED:
+            break
+        await asyncio.sleep(0.05)
+    assert task.status.state == TaskState.TASK_STATE_CANCELED
+    hold.touch()  # nothing is left waiting on it
+
+
+async def test_cancel_finds_only_the_tagged_task(api: httpx.AsyncClient, stand_in_orchestrator: str) -> None:
+    """A finished chat of the same conversation is not touched; an unknown tag cancels nothing."""
+    conversation_id = f"done-{uuid.uuid4().hex}"
+    events = await collect(api, "first question", conversation_id, language="en")
+    assert [e.event for e in events][-2:] == ["answer", "done"]
+    tasks = OrchestratorTasks(RemoteAgent(stand_in_orchestrator, name="orchestrator"))
+    assert await tasks.cancel(conversation_id, "no-such-tag", wait_s=0.2) is None
+    finished = await tasks.latest(conversation_id)
+    assert finished is not None and finished.status.state == TaskState.TASK_STATE_COMPLETED

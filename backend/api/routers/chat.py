@@ -15,7 +15,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
 from ai_llm.common.events import AgentReply, StatusEvent
-from backend.api.deps import ChatStoreDep, OrchestratorDep, SettingsDep
+from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep
+from backend.orchestrator_tasks import CHAT_TAG, new_chat_tag
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,9 @@ CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 HISTORY_TURNS = 10
 MAX_MESSAGE_CHARS = 8000
 _PENDING_SAVES: set[asyncio.Task[None]] = set()
+
+#: The first status line (the orchestrator's planning line, word for word).
+PLANNING = {"ko": "🧭 요청을 분석하고 실행 계획을 세우는 중…", "en": "🧭 Analysing the request and planning…"}
 
 ERRORS = {
     "unavailable": {"ko": "오케스트레이터에 연결할 수 없습니다. 허브가 실행 중인지 확인해 주세요.",
@@ -110,34 +114,65 @@ def _event(name: str, data: dict[str, Any]) -> ServerSentEvent:
     return ServerSentEvent(data=json.dumps(data, ensure_ascii=False), event=name)
 
 
+def planning_status(language: str) -> dict[str, Any]:
+    """The first status of every chat, sent by the backend itself (the orchestrator's own is not relayed)."""
+    return {"agent": "orchestrator", "stage": "planning", "message": PLANNING[language], "progress": 0.0}
+
+
 @router.post("/chat", response_class=EventSourceResponse, responses={
-    200: {"description": "`status` events, then `answer` (or `error`), then `done`",
+    200: {"description": "`status` events (the first, `planning`, sent before any work starts), then `answer` "
+                         "(or `error`), then `done`",
           "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
-async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: OrchestratorDep,
+async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: OrchestratorDep, tasks: OrchestratorTasksDep,
                settings: SettingsDep) -> EventSourceResponse:
-    """Ask the hub; the orchestrator's progress is relayed live as Server-Sent Events."""
+    """Ask the hub; the orchestrator's progress is relayed live as Server-Sent Events.
+
+    The first status is the backend's own and goes out before anything else is done (no database read, no
+    A2A call), so the person sees at once that the request is being handled. When the client goes away
+    before the answer, the orchestrator's A2A task is cancelled (`CancelTask`).
+    """
     conversation_id = body.conversation_id or uuid.uuid4().hex
-    history = (await chats.history(conversation_id, limit=HISTORY_TURNS * 2) or []) if body.conversation_id else []
     language = body.language
+    chat_tag = new_chat_tag()
 
     def error(message: str) -> ServerSentEvent:
         return _event("error", {"message": message, "conversation_id": conversation_id})
 
     async def events() -> AsyncIterator[ServerSentEvent]:
-        # The question is saved beside the orchestrator call, so the first status event never waits on
-        # the database; it is saved before the answer (turn order) and before `done` in every case.
+        yield _event("status", planning_status(language))
+        # Let the other chats that arrived together send their first status before this one builds its A2A
+        # call (under a burst of requests, their first line should not wait behind others' work).
+        await asyncio.sleep(0)
+        called = False  # the A2A call was started
+        finished = False  # the orchestrator's task reached an end (answer, error)
+        # Earlier turns are read before this one is saved; the question is saved beside the orchestrator
+        # call, so no status event waits on the database; it is saved before the answer (turn order) and
+        # before `done` in every case.
+        history: list[dict[str, Any]] = []
+        if body.conversation_id:
+            try:
+                history = await chats.history(conversation_id, limit=HISTORY_TURNS * 2) or []
+            except Exception:  # the question is still answered, without its earlier turns
+                log.exception("could not read the history of conversation %s", conversation_id)
         saved_question = asyncio.create_task(
             chats.add_message(conversation_id, "user", body.message, language=language))
         _PENDING_SAVES.add(saved_question)  # a strong reference until done, even if the client leaves
         saved_question.add_done_callback(_PENDING_SAVES.discard)
-        data = {"language": language,
-                "history": [{"role": "user" if h["role"] == "user" else "agent", "text": h["text"]}
-                            for h in history]}
         try:
-            async for event in orchestrator.stream(body.message, data=data, context_id=conversation_id):
+            data = {"language": language,
+                    "history": [{"role": "user" if h["role"] == "user" else "agent", "text": h["text"]}
+                                for h in history]}
+            planning_relayed = False
+            called = True  # from here on the orchestrator may hold a task for this message
+            async for event in orchestrator.stream(body.message, data=data, context_id=conversation_id,
+                                                   metadata={CHAT_TAG: chat_tag}):
                 if isinstance(event, StatusEvent):
+                    if not planning_relayed and event.agent == "orchestrator" and event.stage == "planning":
+                        planning_relayed = True  # the client already has this line, from the backend
+                        continue
                     yield _event("status", event.to_dict())
                     continue
+                finished = True
                 if event.state in ("failed", "canceled", "rejected"):
                     detail = event.text.strip() or event.state
                     yield error(f"{ERRORS['failed'][language]}: {detail}")
@@ -148,17 +183,26 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                                         intent=payload["intent"], sources=payload["sources"],
                                         steps=payload["steps"])
                 yield _event("answer", payload)
+            finished = True
         except AgentUnauthorized:
+            finished = True
             yield error(ERRORS["unauthorized"][language])
         except AgentTimeout:
             yield error(ERRORS["timeout"][language])
         except AgentUnavailable:
+            finished = True
             yield error(ERRORS["unavailable"][language])
         except RemoteAgentError as exc:
             yield error(f"{ERRORS['failed'][language]}: {exc}")
         except Exception:  # a readable error event instead of a silently dropped stream
             log.exception("chat stream failed")
             yield error(ERRORS["internal"][language])
+        finally:
+            if called and not finished:
+                # The client went away (or the stream broke) before the orchestrator's task ended: stop it,
+                # so its agents do not keep working for nobody. Runs in the background: this request is
+                # being torn down, and a cancelled scope cannot await.
+                tasks.cancel_soon(conversation_id, chat_tag)
         try:
             await saved_question
         except Exception:  # already reported above when the answer needed it; the stream still ends

@@ -8,6 +8,8 @@ Message conventions:
 * `explode` in the text: the handler raises (a failed A2A task).
 * `gate:<path>` in the text: after the first status event, wait until `<path>` exists (lets a test prove
   that status events reach the browser before the answer is computed).
+* `hold:<path>` in the text: before anything (no status event either), wait until `<path>` exists; when the
+  task is cancelled meanwhile, write `<path>.cancelled` (lets a test see the A2A task stop).
 """
 
 from __future__ import annotations
@@ -27,6 +29,19 @@ FILE_ID = "3f2c8a61-0b7e-4c1d-9a55-5b0d2c7e9f10"
 
 def create_app(deps: HubDeps, url: str) -> Starlette:
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
+        hold = re.search(r"hold:(\S+)", request.text)
+        if hold:
+            path = Path(hold.group(1))
+            try:
+                for _ in range(1200):
+                    if await asyncio.to_thread(path.exists):
+                        break
+                    await asyncio.sleep(0.05)
+            except asyncio.CancelledError:
+                path.with_name(path.name + ".cancelled").write_text(request.context_id)
+                raise
+        # Like the real orchestrator: its own planning line first (the backend has sent that line already).
+        await progress("🧭 요청을 분석하고 실행 계획을 세우는 중…", stage="planning", progress=0.05)
         await progress("📋 요청을 분석하는 중…", stage="plan", progress=0.1)
         gate = re.search(r"gate:(\S+)", request.text)
         if gate:
