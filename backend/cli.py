@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +24,7 @@ import typer
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.events import StatusEvent
 from ai_llm.common.settings import PROJECT_ROOT
+from ai_llm.launcher import REPLICA_ALIASES, LaunchError, parse_replicas
 from backend.api.state import CONNECT_TIMEOUT_S
 from backend.chat_client import stream_chat
 from backend.offline_hub import offline_hub, upload_and_wait
@@ -158,7 +160,10 @@ def stage_breakdown(runs: list[dict[str, Any]]) -> dict[str, Any]:
 async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: list[int],
                     token: str | None, *, baseline_chats: int = 0,
                     processes: dict[str, int] | None = None, profile_dir: Path | None = None,
-                    profile_chats: int = 0) -> dict[str, Any]:
+                    profile_chats: int = 0, kill: Callable[[], dict[str, Any]] | None = None,
+                    kill_after_s: float = 2.0) -> dict[str, Any]:
+    """Run each level of concurrent chats; `kill`, when given, is called `kill_after_s` into the first level
+    (a replica killed mid-run: every chat must still be answered)."""
     timeout = httpx.Timeout(900.0, connect=30.0)
     headers = {"Authorization": f"Bearer {token}"} if token else {}  # the backend needs the token when set
     result: dict[str, Any] = {"pdf": pdf.name, "levels": []}
@@ -185,9 +190,13 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: 
             spy = start_profilers(processes or {}, profile_dir / f"chats-{n}") \
                 if profile_dir and n == profile_chats else []
             t0 = time.perf_counter()
+            killer = asyncio.create_task(_kill_later(kill, kill_after_s)) \
+                if kill is not None and not result["levels"] else None
             runs = await asyncio.gather(*(backend_chat(clients[i % len(clients)], q, kind)
                                           for i, (kind, q) in enumerate(questions)))
             wall = time.perf_counter() - t0
+            if killer is not None:
+                result["killed"] = await killer
             profiles = stop_profilers(spy)
             cpu = {name: round(cpu_seconds(processes or {}).get(name, 0.0) - before, 2)
                    for name, before in cpu_before.items()}
@@ -210,6 +219,11 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: 
     saturation = max((lv["chats_per_s"] or 0.0 for lv in result["levels"]), default=0.0)
     result["chats_per_s_at_saturation"] = saturation
     return result
+
+
+async def _kill_later(kill: Callable[[], dict[str, Any]], delay_s: float) -> dict[str, Any]:
+    await asyncio.sleep(delay_s)
+    return {**kill(), "at_s": delay_s}
 
 
 def hub_processes(hub: Any) -> dict[str, int]:
@@ -355,6 +369,11 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                                                           "--profile-chats level; raw stacks go here")] = None,
         profile_chats: Annotated[int, typer.Option(help="the level that --profile samples")] = 50,
         logs: Annotated[Path | None, typer.Option(help="copy every hub process's log here at the end")] = None,
+        replicas: Annotated[str | None, typer.Option(help="replicas per agent, e.g. rag=2,web=2 (each on its own "
+                                                          "loopback address)")] = None,
+        kill_replica: Annotated[str | None, typer.Option(help="kill -9 the last replica of this agent (e.g. rag) "
+                                                              "--kill-after seconds into the first level")] = None,
+        kill_after: Annotated[float, typer.Option(help="seconds into the first level for --kill-replica")] = 2.0,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Concurrent chats through /api/chat against an offline hub: chats/s, first-status and answer
@@ -365,13 +384,28 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         if not pdf_path.exists():
             typer.echo(f"evaluation PDF {pdf_path} not found (give --eval-data / --pdf)", err=True)
             raise typer.Exit(2)
+        try:
+            counts = parse_replicas(replicas)
+        except LaunchError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+        victim = (REPLICA_ALIASES.get(kill_replica) or kill_replica) if kill_replica else None
+        if victim is not None and counts.get(victim, 1) < 2:
+            raise typer.BadParameter(f"--kill-replica {kill_replica}: give it at least two --replicas")
         with tempfile.TemporaryDirectory(prefix="hub-bench-backend-") as tmp, \
-                offline_hub(Path(tmp), eval_data=eval_data) as hub:
+                offline_hub(Path(tmp), eval_data=eval_data, replicas=counts) as hub:
+
+            def kill() -> dict[str, Any]:
+                assert victim is not None
+                replica = counts[victim]
+                return {"agent": victim, "replica": replica, "pid": hub.launcher.kill(victim, replica=replica)}
+
             result = asyncio.run(run_bench(hub.backend_url, hub.urls["orchestrator"], pdf_path, levels,
                                            hub.launcher.settings.hub_token,
                                            baseline_chats=baseline, processes=hub_processes(hub),
-                                           profile_dir=profile, profile_chats=profile_chats))
+                                           profile_dir=profile, profile_chats=profile_chats,
+                                           kill=kill if victim else None, kill_after_s=kill_after))
             result["startup_s"] = round(hub.startup_s, 2)
+            result["replicas"] = counts
             if logs is not None:
                 shutil.copytree(hub.launcher.settings.logs_dir, logs, dirs_exist_ok=True)
         if as_json:

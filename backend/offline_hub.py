@@ -57,7 +57,8 @@ def hotpotqa_corpus(eval_data: Path | None, target: Path) -> Path | None:
 
 @contextmanager
 def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: str | None = None,
-                embedding_url: str | None = None, timeout_s: float = 240.0) -> Iterator[OfflineHub]:
+                embedding_url: str | None = None, timeout_s: float = 240.0,
+                replicas: dict[str, int] | None = None) -> Iterator[OfflineHub]:
     """Start every hub process on free ports (reusing a database / embedding server when given); stop all.
 
     Args:
@@ -65,6 +66,8 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
         eval_data: the shared evaluation data (for the local search corpus), if present.
         database_url: an existing database to use instead of an embedded one under `data_dir`.
         embedding_url: an existing embedding server (`…/v1`) instead of starting one.
+        replicas: agent -> number of replicas (`parse_replicas`), each on its own loopback address; not
+            supervised here, so a replica killed by a benchmark stays down.
     """
     corpus = hotpotqa_corpus(eval_data, data_dir / "corpus" / "hotpotqa.jsonl")
     settings = Settings(_env_file=None, hub_host="127.0.0.1", data_dir=data_dir,  # type: ignore[call-arg]
@@ -72,7 +75,7 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
                         embedding_url=embedding_url, local_corpus=corpus, openai_api_key=None,
                         openai_base_url=None, embedding_provider="local")
     only = {s.name for s in SERVICES} - ({"embedding_server"} if embedding_url else set())
-    launcher = OfflineLauncher(settings, only=only, ephemeral=True)
+    launcher = OfflineLauncher(settings, only=only, ephemeral=True, replicas=replicas)
     try:
         startup_s = launcher.start(timeout_s=timeout_s)
         urls = {child.name: child.url or "" for child in launcher.children}

@@ -48,9 +48,10 @@ class BackendState:
         files = httpx.AsyncClient(base_url=file_agent, headers=agent_headers(settings),
                                   timeout=httpx.Timeout(settings.agent_timeout_s, connect=5.0))
         # A loaded orchestrator may accept slowly; refusing the 40th of 50 parallel chats is worse.
-        orchestrator = RemoteAgent(settings.agent_url("orchestrator"), token=settings.hub_token,
+        # Every orchestrator replica (ORCHESTRATOR_URLS), with ejection of one that refuses connections.
+        orchestrator = RemoteAgent(settings.agent_urls("orchestrator"), token=settings.hub_token,
                                    timeout_s=settings.agent_timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S,
-                                   name="orchestrator")
+                                   name="orchestrator", eject_s=settings.agent_eject_s)
         return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
                    require_login=login_required(settings))
 
