@@ -31,6 +31,7 @@ PLUGINS = [
     "ai_llm.launcher_cli",
     "ai_llm.internal_rag_agent.cli",
     "ai_llm.search_gateway.cli",
+    "ai_llm.embedding_server.cli",
     "ai_llm.web_research_agent.cli",
     "ai_llm.orchestrator_agent.cli",
     "ai_llm.file_management_agent.cli",

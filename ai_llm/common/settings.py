@@ -74,6 +74,14 @@ class Settings(BaseSettings):
     file_agent_url: str | None = None
     report_agent_url: str | None = None
     search_gateway_url: str | None = None
+    # Replicas: comma-separated base URLs of one agent's instances; callers spread calls over them and leave
+    # out, for AGENT_EJECT_S, one that refuses or drops connections (the launcher's --replicas sets these).
+    orchestrator_urls: str | None = None
+    web_agent_urls: str | None = None
+    rag_agent_urls: str | None = None
+    file_agent_urls: str | None = None
+    report_agent_urls: str | None = None
+    agent_eject_s: float = Field(5.0, description="Seconds a replica that failed at transport level is left out.")
 
     # --- language models -----------------------------------------------------------------
     openai_api_key: str | None = None
@@ -87,6 +95,11 @@ class Settings(BaseSettings):
     embedding_model: str | None = None
     embedding_url: str | None = None
     embedding_batch_size: int = 64
+    # Embedding server: runtime, dynamic batching and query cache (ai_llm/embedding_server/).
+    embedding_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
+    embedding_max_batch: int = Field(64, ge=1)
+    embedding_batch_wait_ms: float = Field(0.0, ge=0.0)
+    embedding_cache_size: int = Field(10_000, ge=0)
 
     # --- database ------------------------------------------------------------------------
     database_url: str | None = None
@@ -141,7 +154,8 @@ class Settings(BaseSettings):
     @field_validator("hub_token", "hub_allowed_hosts", "openai_api_key", "openai_base_url", "database_url",
                      "supabase_url", "supabase_key", "tavily_api_key", "serper_api_key", "exa_api_key",
                      "brightdata_api_key", "firecrawl_api_key", "mcp_servers", "embedding_url",
-                     "embedding_model", mode="before")
+                     "embedding_model", "orchestrator_urls", "web_agent_urls", "rag_agent_urls", "file_agent_urls",
+                     "report_agent_urls", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # `.env.example` copies leave variables present but empty; treat them as unset.
@@ -195,6 +209,12 @@ class Settings(BaseSettings):
             raise ValueError("RELEVANCE_THRESHOLD must be between 0 and 1.")
         if self.max_upload_mb <= 0:
             raise ValueError("MAX_UPLOAD_MB must be positive.")
+        for name in ("orchestrator_urls", "web_agent_urls", "rag_agent_urls", "file_agent_urls", "report_agent_urls"):
+            for url in _split_list(getattr(self, name) or ""):
+                if not url.startswith(("http://", "https://")):
+                    raise ValueError(f"{name.upper()}: {url!r} is not an http(s) URL (comma-separated base URLs)")
+        if self.agent_eject_s < 0:
+            raise ValueError("AGENT_EJECT_S must not be negative.")
         return self
 
     # --- derived values ------------------------------------------------------------------
@@ -212,7 +232,8 @@ class Settings(BaseSettings):
         return f"http://{host}:{port}"
 
     def agent_url(self, agent: str) -> str:
-        """Base URL of a hub agent by name (`orchestrator`, `web_research`, …)."""
+        """Base URL of a hub agent by name (`orchestrator`, `web_research`, …): its `*_URL`, else the first of
+        its replicas (`*_URLS`), else HUB_HOST and its port."""
         table = {
             "orchestrator": (self.orchestrator_url, self.orchestrator_port),
             "web_research": (self.web_agent_url, self.web_agent_port),
@@ -223,7 +244,22 @@ class Settings(BaseSettings):
         if agent not in table:
             raise KeyError(f"unknown agent {agent!r}; known: {', '.join(table)}")
         explicit, port = table[agent]
-        return self._url(explicit, port)
+        replicas = self._replica_urls(agent)
+        return self._url(explicit or (replicas[0] if replicas else None), port)
+
+    def _replica_urls(self, agent: str) -> list[str]:
+        raw = {
+            "orchestrator": self.orchestrator_urls,
+            "web_research": self.web_agent_urls,
+            "internal_rag": self.rag_agent_urls,
+            "file_management": self.file_agent_urls,
+            "report_writing": self.report_agent_urls,
+        }.get(agent)
+        return [url.rstrip("/") for url in _split_list(raw or "")]
+
+    def agent_urls(self, agent: str) -> list[str]:
+        """Base URLs of every replica of an agent (`*_URLS`); one URL (`agent_url`) when it has none listed."""
+        return self._replica_urls(agent) or [self.agent_url(agent)]
 
     def agent_port(self, agent: str) -> int:
         """Port an agent listens on."""

