@@ -106,8 +106,10 @@ def _tls_context() -> ssl.SSLContext:
 #: One kept-alive connection pool per event loop (so per process, in the hub), keyed by connect timeout.
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary())
-#: Connections kept open per pool: enough for every concurrent step of a busy orchestrator.
-POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=200, keepalive_expiry=60.0)
+#: Connections kept open per pool: enough for every concurrent step of a busy orchestrator. An idle connection
+#: is dropped before the hub's servers (uvicorn: 5 s keep-alive) close it, so a call never lands on a
+#: connection the server is closing.
+POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=200, keepalive_expiry=4.0)
 #: How long the rest of a finished stream (the server's end of the response) is awaited so that its
 #: connection goes back to the pool instead of being dropped (A2A servers end the stream after the final
 #: event; one that does not costs this much once per call).

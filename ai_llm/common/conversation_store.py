@@ -215,11 +215,17 @@ def database_task_store(engine: AsyncEngine) -> TaskStore:
     return store
 
 
-def task_engine(url: str, pool_size: int = 2, max_overflow: int = 3) -> AsyncEngine:
+#: Seconds a task save waits for a pooled connection. The SDK saves the task on every status event, so a burst
+#: of chats (200 at once) queues here; waiting is right, failing the chat after SQLAlchemy's default 30 s is not.
+TASK_POOL_TIMEOUT_S = 300.0
+
+
+def task_engine(url: str, pool_size: int = 3, max_overflow: int = 5) -> AsyncEngine:
     """An SQLAlchemy async engine on `url` (any libpq URL) through the psycopg 3 driver.
 
     The URL is handed to psycopg as is (Unix-socket hosts, `sslmode` and other libpq parameters included)
-    instead of being translated into an SQLAlchemy URL.
+    instead of being translated into an SQLAlchemy URL. The pool stays small (Postgres allows 100 connections
+    by default and every hub process and replica has one) and saves wait their turn (`TASK_POOL_TIMEOUT_S`).
     """
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -227,7 +233,8 @@ def task_engine(url: str, pool_size: int = 2, max_overflow: int = 3) -> AsyncEng
         return await psycopg.AsyncConnection.connect(url)
 
     return create_async_engine("postgresql+psycopg://", async_creator=connect, pool_size=pool_size,
-                               max_overflow=max_overflow, pool_pre_ping=True)
+                               max_overflow=max_overflow, pool_pre_ping=True,
+                               pool_timeout=TASK_POOL_TIMEOUT_S)
 
 
 async def ensure_state_schema(db: Database, default_model: str, default_dimension: int) -> None:
