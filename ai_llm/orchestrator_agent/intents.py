@@ -82,6 +82,16 @@ DIRECT = [
     "can you help", "how do i ask", "how do i use", "translate", "your last answer", "your answer",
     "previous answer", "last answer", "re:\\b(shorter|simpler|rephrase|rewrite)\\b", "re:\\bexplain (that|it) again",
     "stand for in this hub", "bullet", "joke", "re:^\\d+\\s*[+*/-]\\s*\\d+",
+    # Reworking the previous answer (a reference to it and a rework verb), questions to the hub itself, short
+    # acknowledgements and small talk: structural patterns added after 5-fold cross-validation on the
+    # development sets (DIRECT recall 0.70 -> 0.76, non-DIRECT planned DIRECT unchanged at 3 of 680).
+    "re:(방금|위에?|앞에?서?|이전|아까|지금)\\s*(거|것|내용|답변|답|말|설명|문장|글|결과)?\\s*.{0,12}(요약|정리|번역|바꿔|다듬|줄여|늘려|고쳐|합쳐|번호|불릿|쉽게|간단히|영어로|일본어로|한국어로|표로|캐주얼|공손|존댓말|반말)",
+    "re:\\b(that|this|it|the above|your (last )?(answer|reply|response)|previous (answer|reply))\\b.{0,30}\\b(shorter|simpler|summar|translat|bullet|number|rewrite|rephrase|tl;?dr|table|formal|casual|one (sentence|paragraph|line))",
+    "re:\\b(summar\\w*|translate|rewrite|rephrase|shorten|simplify|number|tl;?dr)\\b.{0,20}\\b(that|this|it|those|them|the above|your (last )?(answer|reply))\\b",
+    "re:(너|넌|니가|네가|당신|이 허브|허브|에이전트|챗봇)\\s*(는|은|가|이)?\\s*.{0,15}(할 수 있|기억|만들었|이름|누구|뭐야|못 해|못해|돼\\?|되나|되니|가능)",
+    "re:\\b(are you|can you|do you|who made you|your name|this (hub|assistant|tool|workspace))\\b.{0,30}\\b(able|remember|search|do|made|private|work|invite|upload)",
+    "re:^(ㅇㅋ|ㅎㅎ|ㅋㅋ|오케이|굿|좋아요?|넵|네|응|ㅇㅇ|ok|okay|cool|nice|lol|cheers|thanks|thx|sorry|got it|good (job|work)|nice work)\\b",
+    "화이팅", "파이팅", "맛있게 드세요", "좋은 하루", "주말 잘", "have a good", "내일 봐", "see you", "반가워", "처음 써",
 ]
 
 COMPARE = [
