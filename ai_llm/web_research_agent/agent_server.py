@@ -7,6 +7,8 @@ carry `skill`, `language` (`ko`/`en`) and `depth` (`auto`, `snippets`, `pages`).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
@@ -15,6 +17,7 @@ from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, b
 from ai_llm.common.events import STATUS_ERROR, AgentReply
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.agent import WebResearchAgent
+from ai_llm.web_research_agent.mcp_tools import SearchToolsetPool
 
 AGENT_NAME = "web_research"
 DESCRIPTION = ("Answers from the live web through the hub's MCP search gateway (or any MCP search server): "
@@ -41,9 +44,24 @@ def create_app(deps: HubDeps, url: str, agent: WebResearchAgent | None = None) -
     Args:
         deps: settings, LLM and embeddings.
         url: the agent's public base URL (for its card).
-        agent: a prepared agent (tests inject one with their own toolset); default built from `deps`.
+        agent: a prepared agent (tests inject one with their own toolset); default built from `deps`, its
+            MCP sessions kept for the life of the app (`SearchToolsetPool`, closed in the app's lifespan) and
+            shared by every request.
     """
-    research_agent = agent or WebResearchAgent(deps)
+    pool: SearchToolsetPool | None = None
+    if agent is None:
+        pool = SearchToolsetPool(deps.settings, AGENT_NAME)
+        research_agent = WebResearchAgent(deps, pool.acquire)
+    else:
+        research_agent = agent
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if pool is not None:
+                await pool.aclose()
 
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
         data = request.data
@@ -66,4 +84,7 @@ def create_app(deps: HubDeps, url: str, agent: WebResearchAgent | None = None) -
                                              progress=progress, news=True if skill == "news_research" else None)
 
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(deps.settings.hub_token))
-    return build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token)
+    app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token,
+                          lifespan=lifespan)
+    app.state.search_tools = pool
+    return app

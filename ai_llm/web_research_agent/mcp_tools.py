@@ -13,13 +13,22 @@ canonical operations:
 Results are normalised to `SearchHit` (`title, url, snippet, source, score, published_at`) inside a
 `SearchResponse` carrying the gateway envelope (`provider, cache, branch, latency_ms, cost_usd, notice`),
 and pages to `PageContent` (`url, title, text, published_at, error`).
+
+Sessions: `SearchToolset.open(settings)` opens one MCP session per server for the life of a context (tests,
+evals, the CLI). A long-lived process (the web agent's A2A server) keeps them instead in a
+`SearchToolsetPool`: the sessions and their tools are opened once, shared by concurrent requests (an MCP
+`ClientSession` multiplexes requests by id; the streamable-HTTP transport posts each one in its own task), and
+replaced when they break — a request never starts on a session known broken, and a call that fails because
+its session died (server restarted or gone) is retried once on a new session.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+import ssl
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -27,10 +36,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import anyio
+import httpx
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.tools import load_mcp_tools
+from mcp.shared.exceptions import McpError
+from mcp.types import CONNECTION_CLOSED
 
 from ai_llm.common.settings import Settings
 
@@ -111,6 +124,38 @@ def mcp_connections(settings: Settings) -> dict[str, dict[str, Any]]:
     if settings.hub_token:
         connection["headers"] = {"Authorization": f"Bearer {settings.hub_token}"}
     return {"hub": connection}
+
+
+_HTTP_TRANSPORTS = {"streamable_http", "streamable-http", "http", "sse"}
+_ssl_context: ssl.SSLContext | None = None
+
+
+def _shared_ssl_context() -> ssl.SSLContext:
+    """One TLS context for every MCP HTTP client of this process (building one costs milliseconds of CPU)."""
+    global _ssl_context
+    if _ssl_context is None:
+        _ssl_context = httpx.create_ssl_context()  # certifi, or SSL_CERT_FILE / SSL_CERT_DIR like httpx's own
+    return _ssl_context
+
+
+def mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
+                    auth: httpx.Auth | None = None) -> httpx.AsyncClient:
+    """`mcp`'s `create_mcp_http_client`, with the process's shared TLS context instead of a new one per client."""
+    kwargs: dict[str, Any] = {"timeout": timeout or httpx.Timeout(30.0, read=300.0), "verify": _shared_ssl_context()}
+    if headers is not None:
+        kwargs["headers"] = headers
+    if auth is not None:
+        kwargs["auth"] = auth
+    return httpx.AsyncClient(**kwargs)
+
+
+def _client_connections(settings: Settings) -> dict[str, dict[str, Any]]:
+    """`mcp_connections` with the shared-TLS client factory on every HTTP connection that names none."""
+    connections = mcp_connections(settings)
+    for connection in connections.values():
+        if connection.get("transport") in _HTTP_TRANSPORTS and not connection.get("httpx_client_factory"):
+            connection["httpx_client_factory"] = mcp_http_client
+    return connections
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -243,11 +288,33 @@ class _Bound:
     params: set[str] = field(default_factory=set)
 
 
+def _bind(tools_by_server: dict[str, list[BaseTool]]) -> dict[str, _Bound]:
+    """Canonical operation -> the tool that provides it (ToolsUnavailable without a search tool)."""
+    bound: dict[str, _Bound] = {}
+    for operation, aliases in TOOL_ALIASES.items():
+        for alias in aliases:
+            found = next(((server, tool) for server, tools in tools_by_server.items() for tool in tools
+                          if tool.name == alias), None)
+            if found:
+                bound[operation] = _Bound(found[1], found[0], _schema_properties(found[1]))
+                break
+    if "web_search" not in bound:
+        names = sorted(t.name for tools in tools_by_server.values() for t in tools)
+        raise ToolsUnavailable(f"no search tool among the configured MCP tools: {names}")
+    return bound
+
+
+async def _invoke(bound: _Bound, args: dict[str, Any]) -> Any:
+    return await bound.tool.ainvoke({"type": "tool_call", "id": uuid.uuid4().hex, "name": bound.tool.name,
+                                     "args": args})
+
+
 class SearchToolset:
     """The three canonical operations over whichever MCP tools are configured.
 
     Build it with `SearchToolset.open(settings)` (one MCP session per server for the life of the context),
-    or from already-loaded LangChain tools with `SearchToolset(tools_by_server)`.
+    with `SearchToolsetPool.acquire()` (the pool's long-lived shared sessions), or from already-loaded
+    LangChain tools with `SearchToolset(tools_by_server)`.
 
     Args:
         tools_by_server: server name -> the LangChain tools `load_mcp_tools` produced for it.
@@ -257,23 +324,26 @@ class SearchToolset:
     def __init__(self, tools_by_server: dict[str, list[BaseTool]], agent_name: str = "web_research") -> None:
         self.agent_name = agent_name
         self.calls: list[ToolCallLog] = []
-        self.bound: dict[str, _Bound] = {}
-        for operation, aliases in TOOL_ALIASES.items():
-            for alias in aliases:
-                found = next(((server, tool) for server, tools in tools_by_server.items() for tool in tools
-                              if tool.name == alias), None)
-                if found:
-                    self.bound[operation] = _Bound(found[1], found[0], _schema_properties(found[1]))
-                    break
-        if "web_search" not in self.bound:
-            names = sorted(t.name for tools in tools_by_server.values() for t in tools)
-            raise ToolsUnavailable(f"no search tool among the configured MCP tools: {names}")
+        self.bound: dict[str, _Bound] = _bind(tools_by_server)
+        self._pool: SearchToolsetPool | None = None
+        self._sessions: _Sessions | None = None
+
+    @classmethod
+    def _pooled(cls, pool: SearchToolsetPool, sessions: _Sessions, agent_name: str) -> SearchToolset:
+        """A request's toolset over a pool's shared sessions (its own call log; the bindings are shared)."""
+        toolset = cls.__new__(cls)
+        toolset.agent_name = agent_name
+        toolset.calls = []
+        toolset.bound = sessions.bound
+        toolset._pool = pool
+        toolset._sessions = sessions
+        return toolset
 
     @classmethod
     @asynccontextmanager
     async def open(cls, settings: Settings, agent_name: str = "web_research") -> AsyncIterator[SearchToolset]:
         """Connect to every configured MCP server for the duration of the context."""
-        client = MultiServerMCPClient(mcp_connections(settings))  # type: ignore[arg-type]
+        client = MultiServerMCPClient(_client_connections(settings))  # type: ignore[arg-type]
         stack = AsyncExitStack()
         try:
             tools_by_server: dict[str, list[BaseTool]] = {}
@@ -312,8 +382,10 @@ class SearchToolset:
 
     async def _call(self, operation: str, bound: _Bound, args: dict[str, Any]) -> Any:
         self.calls.append(ToolCallLog(operation, bound.tool.name, bound.server, args))
-        message = await bound.tool.ainvoke({"type": "tool_call", "id": uuid.uuid4().hex,
-                                            "name": bound.tool.name, "args": args})
+        if self._pool is None:
+            message = await _invoke(bound, args)
+        else:
+            message = await self._pool._call(self, bound, args)
         if not isinstance(message, ToolMessage):
             return message
         if message.status == "error":
@@ -354,3 +426,240 @@ class SearchToolset:
         except Exception as exc:
             return PageContent(url=url, error=str(exc)[:300])
         return parse_page_payload(payload, url)
+
+
+# ------------------------------------------------------------------------------------ long-lived sessions
+#: mcp's client answers a request whose session id the server no longer knows (HTTP 404: the server restarted
+#: or expired the session) with this code ("Session terminated").
+_SESSION_TERMINATED = 32600
+
+
+class _SessionDied(RuntimeError):
+    """The MCP session ended while a call was waiting for its answer."""
+
+
+def _session_failure(exc: BaseException) -> bool:
+    """Whether a call failed because its MCP session is dead, not because the tool (or its arguments) failed."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, McpError):
+        return exc.error.code in (CONNECTION_CLOSED, _SESSION_TERMINATED)
+    return isinstance(exc, (_SessionDied, httpx.TransportError, anyio.ClosedResourceError,
+                            anyio.BrokenResourceError, anyio.EndOfStream))
+
+
+def _unavailable(exc: BaseException) -> ToolsUnavailable:
+    """The ToolsUnavailable inside `exc` (task groups wrap it), else one naming the root cause."""
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ToolsUnavailable):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+    return ToolsUnavailable(f"MCP session failed: {_root_cause(exc)}")
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # an abandoned call's failure is not an unhandled error
+
+
+class _Sessions:
+    """One MCP session per configured server and their tools, opened and closed by one background task.
+
+    The transport's anyio task group cancels the task that entered it when the connection fails, and must be
+    left by that same task; so the sessions live in a task of their own, and requests only send calls through
+    them (`ClientSession` matches answers to requests by id, and the streamable-HTTP transport posts each
+    request from its own task, so concurrent calls share a session safely).
+    """
+
+    def __init__(self, connections: dict[str, dict[str, Any]], number: int) -> None:
+        self.number = number
+        self.loop = asyncio.get_running_loop()
+        self.bound: dict[str, _Bound] = {}
+        self.broken = False  # set when a call saw the session fail, or once it is closing or ended
+        self.ended: asyncio.Future[None] = self.loop.create_future()
+        self._stop = asyncio.Event()
+        self._ready: asyncio.Future[None] = self.loop.create_future()
+        self._ready.add_done_callback(_retrieve)
+        self.task = self.loop.create_task(self._run(connections), name=f"mcp-sessions-{number}")
+
+    async def wait_ready(self) -> None:
+        """Until every session is initialised and its tools listed (ToolsUnavailable when one cannot be)."""
+        await asyncio.shield(self._ready)
+
+    def close(self) -> None:
+        """Mark broken and let the owning task close the sessions (in the background)."""
+        self.broken = True
+        self._stop.set()
+
+    async def _run(self, connections: dict[str, dict[str, Any]]) -> None:
+        client = MultiServerMCPClient(connections)  # type: ignore[arg-type]
+        try:
+            async with AsyncExitStack() as stack:
+                tools_by_server: dict[str, list[BaseTool]] = {}
+                for name in client.connections:
+                    try:
+                        session = await stack.enter_async_context(client.session(name))
+                        tools_by_server[name] = await load_mcp_tools(session, server_name=name)
+                    except Exception as exc:  # unreachable server: a clear error, not a stack trace
+                        raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {_root_cause(exc)}") from exc
+                self.bound = _bind(tools_by_server)
+                self._ready.set_result(None)
+                await self._stop.wait()
+                self.broken = True  # closing: no new call may start on it
+        except Exception as exc:
+            if not self._ready.done():
+                self._ready.set_exception(_unavailable(exc))
+            elif self._stop.is_set():
+                log.debug("closing MCP sessions #%d failed: %s", self.number, _root_cause(exc))
+            else:
+                log.warning("MCP sessions #%d broke: %s", self.number, _root_cause(exc))
+        finally:
+            self.broken = True
+            if not self._ready.done():
+                self._ready.set_exception(ToolsUnavailable("MCP session closed before it was ready"))
+            if not self.ended.done():
+                self.ended.set_result(None)
+
+    async def call(self, bound: _Bound, args: dict[str, Any]) -> Any:
+        """Invoke a tool on these sessions; `_SessionDied` when they end before the answer comes."""
+        if self.ended.done():
+            raise _SessionDied(f"MCP sessions #{self.number} have ended")
+        call = asyncio.ensure_future(_invoke(bound, args))
+        call.add_done_callback(_retrieve)
+        try:
+            # A transport that dies cancels its own tasks and may never answer the calls in flight: race them.
+            await asyncio.wait((call, self.ended), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            call.cancel()
+            raise
+        if call.done():
+            return call.result()
+        call.cancel()
+        raise _SessionDied(f"MCP sessions #{self.number} ended while a call was in flight")
+
+
+class SearchToolsetPool:
+    """The MCP sessions (and their tools) of a long-lived process, shared by every request.
+
+    Opened on first use and kept; `acquire()` hands each request its own `SearchToolset` (its own call log)
+    over the shared sessions. A request never starts on sessions known broken: they are replaced first. A call
+    that fails because its session died (server restarted or unreachable) marks the sessions broken and is
+    retried once on new ones. Concurrent requests that find no live sessions wait for one shared opening,
+    which fails for all of them alike (`ToolsUnavailable`) when a server cannot be reached; the next request
+    tries again. `aclose()` closes the sessions (the web agent's app lifespan calls it).
+
+    Args:
+        settings: the MCP servers (`MCP_SERVERS`, else the hub's search gateway).
+        agent_name: sent as the gateway's `agent` argument.
+    """
+
+    def __init__(self, settings: Settings, agent_name: str = "web_research") -> None:
+        self.agent_name = agent_name
+        self._connections = _client_connections(settings)
+        self._current: _Sessions | None = None
+        self._opening: asyncio.Task[_Sessions] | None = None
+        self._open_sessions: set[_Sessions] = set()  # not yet ended
+        self.sessions_opened = 0  # session sets opened (each ran one initialize handshake per server)
+        self.retries = 0  # calls retried on new sessions after theirs died
+        self.closed = False
+
+    @asynccontextmanager
+    async def acquire(self) -> AsyncIterator[SearchToolset]:
+        """A toolset over the live sessions (opened, or replaced when broken, first)."""
+        sessions = await self._live()
+        yield SearchToolset._pooled(self, sessions, self.agent_name)
+
+    async def _live(self) -> _Sessions:
+        if self.closed:
+            raise ToolsUnavailable("the search tools are closed (the agent is shutting down)")
+        loop = asyncio.get_running_loop()
+        current = self._current
+        if current is not None and not current.broken and current.loop is loop:
+            return current
+        opening = self._opening
+        if opening is None or opening.get_loop() is not loop:
+            opening = self._opening = loop.create_task(self._open(), name="mcp-sessions-open")
+            opening.add_done_callback(self._opened)
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if opening.cancelled() and task is not None and not task.cancelling():  # aclose() stopped it
+                raise ToolsUnavailable("the search tools are closed (the agent is shutting down)") from None
+            raise
+
+    def _opened(self, task: asyncio.Task[_Sessions]) -> None:
+        if self._opening is task:
+            self._opening = None
+        _retrieve(task)
+
+    async def _open(self) -> _Sessions:
+        if self._current is not None:
+            self._retire(self._current)
+        sessions = _Sessions(self._connections, self.sessions_opened + 1)
+        self._open_sessions.add(sessions)
+        sessions.ended.add_done_callback(lambda _: self._open_sessions.discard(sessions))
+        await sessions.wait_ready()
+        self.sessions_opened += 1
+        self._current = sessions
+        log.info("MCP sessions #%d open (%s)", sessions.number, ", ".join(self._connections))
+        return sessions
+
+    def _retire(self, sessions: _Sessions) -> None:
+        if self._current is sessions:
+            self._current = None
+        if sessions.loop is asyncio.get_running_loop():
+            sessions.close()
+        else:  # a loop that is gone (tests): nothing left to close there
+            sessions.broken = True
+            self._open_sessions.discard(sessions)
+
+    async def _call(self, toolset: SearchToolset, bound: _Bound, args: dict[str, Any]) -> Any:
+        sessions = toolset._sessions
+        assert sessions is not None
+        for attempt in (1, 2):
+            if sessions.broken:  # never send a call on sessions known broken
+                sessions = await self._live()
+                bound = _same_tool(sessions, bound)
+                toolset._sessions, toolset.bound = sessions, sessions.bound
+            try:
+                return await sessions.call(bound, args)
+            except Exception as exc:
+                if not (sessions.broken or _session_failure(exc)):
+                    raise  # the tool failed, not the session
+                self._retire(sessions)
+                if attempt == 2:
+                    raise ToolsUnavailable(f"MCP session failed: {_root_cause(exc)}") from exc
+                self.retries += 1
+                log.info("MCP session #%d failed (%s); retrying %s on a new session", sessions.number,
+                         _root_cause(exc), bound.tool.name)
+        raise AssertionError("unreachable")
+
+    async def aclose(self, timeout_s: float = 10.0) -> None:
+        """Close the sessions (waits up to `timeout_s` for their owners to end, then cancels them)."""
+        self.closed = True
+        if self._opening is not None:
+            self._opening.cancel()
+        loop = asyncio.get_running_loop()
+        owned = [s for s in self._open_sessions if s.loop is loop]
+        for sessions in owned:
+            sessions.close()
+        self._current = None
+        if owned:
+            _, pending = await asyncio.wait([s.task for s in owned], timeout=timeout_s)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=1.0)
+        self._open_sessions.clear()
+
+
+def _same_tool(sessions: _Sessions, bound: _Bound) -> _Bound:
+    """The tool of the new sessions that replaces `bound` (same server, same name)."""
+    for candidate in sessions.bound.values():
+        if candidate.tool.name == bound.tool.name and candidate.server == bound.server:
+            return candidate
+    raise ToolsUnavailable(f"MCP server {bound.server!r} no longer offers {bound.tool.name!r}")
