@@ -83,7 +83,7 @@ class OrchestratorTasks:
             finally:
                 await client.close()
 
-    async def cancel(self, context_id: str, tag: str, *, wait_s: float = 15.0, interval_s: float = 0.05) -> str | None:
+    async def cancel(self, context_id: str, tag: str, *, wait_s: float = 60.0, interval_s: float = 0.05) -> str | None:
         """Cancel the chat message's task; returns its id, or None when there was nothing left to cancel.
 
         The task may not exist yet (the request is still on its way), or not yet hold its first message in

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,6 +22,8 @@ from backend.api.main import create_app
 from backend.chat_client import ChatEvent, parse_sse, stream_chat
 from backend.orchestrator_tasks import OrchestratorTasks
 
+#: How long the tests wait for something that must happen (never a speed assertion: busy CI machines).
+PATIENCE_S = 90.0
 STAND_IN_FILE_ID = "3f2c8a61-0b7e-4c1d-9a55-5b0d2c7e9f10"
 
 
@@ -186,22 +189,33 @@ async def test_client_disconnect_cancels_the_orchestrator_task(
     body = {"message": f"hold:{hold}", "conversation_id": conversation_id, "language": "en"}
     tasks = OrchestratorTasks(RemoteAgent(stand_in_orchestrator, name="orchestrator"))
     async with api.stream("POST", "/api/chat", json=body) as response:
-        first = await anext(aiter(parse_sse(response.aiter_lines())))
+        # Keep the event iterator referenced while waiting: a dropped async generator is finalised (closed) at
+        # once, which closes the HTTP stream — a disconnect before the test means one.
+        events = aiter(parse_sse(response.aiter_lines()))
+        first = await anext(events)
         assert first.event == "status"
-        for _ in range(200):  # wait until the orchestrator holds the task, then leave
-            if await tasks.latest(conversation_id) is not None:
+        # Wait until the orchestrator's handler runs (not merely until its task is listed: a cancel before the
+        # handler starts stops the task too, but the stand-in could not report it), then leave.
+        holding = hold.with_name("hold.holding")
+        deadline = time.monotonic() + PATIENCE_S  # generous: CI machines may be busy; nothing asserts speed
+        while time.monotonic() < deadline:
+            if holding.exists():
                 break
             await asyncio.sleep(0.05)
+        assert holding.read_text() == conversation_id
+        await events.aclose()  # type: ignore[attr-defined]
     # The stream is closed here, before any answer: the browser went away.
     cancelled = hold.with_name("hold.cancelled")
-    for _ in range(300):
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline:
         if cancelled.exists():
             break
         await asyncio.sleep(0.05)
     assert cancelled.read_text() == conversation_id  # the orchestrator's handler was stopped
     task = await tasks.latest(conversation_id)
     assert task is not None
-    for _ in range(100):
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline:
         task = await tasks.get(task.id)
         if task.status.state == TaskState.TASK_STATE_CANCELED:
             break

@@ -8,8 +8,9 @@ Message conventions:
 * `explode` in the text: the handler raises (a failed A2A task).
 * `gate:<path>` in the text: after the first status event, wait until `<path>` exists (lets a test prove
   that status events reach the browser before the answer is computed).
-* `hold:<path>` in the text: before anything (no status event either), wait until `<path>` exists; when the
-  task is cancelled meanwhile, write `<path>.cancelled` (lets a test see the A2A task stop).
+* `hold:<path>` in the text: before anything (no status event either), write `<path>.holding` and wait until
+  `<path>` exists; when the task is cancelled meanwhile, write `<path>.cancelled` (lets a test see the A2A
+  task stop; `.holding` tells it the handler runs, which is later than the task's first appearance).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
         hold = re.search(r"hold:(\S+)", request.text)
         if hold:
             path = Path(hold.group(1))
+            path.with_name(path.name + ".holding").write_text(request.context_id)
             try:
                 for _ in range(1200):
                     if await asyncio.to_thread(path.exists):
