@@ -309,6 +309,20 @@ async def _invoke(bound: _Bound, args: dict[str, Any]) -> Any:
                                      "args": args})
 
 
+async def _open_sessions(connections: dict[str, dict[str, Any]],
+                         stack: AsyncExitStack) -> dict[str, list[BaseTool]]:
+    """Open a session to every configured MCP server on `stack` and load its tools (server -> tools)."""
+    client = MultiServerMCPClient(connections)  # type: ignore[arg-type]
+    tools_by_server: dict[str, list[BaseTool]] = {}
+    for name in client.connections:
+        try:
+            session = await stack.enter_async_context(client.session(name))
+            tools_by_server[name] = await load_mcp_tools(session, server_name=name)
+        except Exception as exc:  # unreachable server: a clear error, not a stack trace
+            raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {_root_cause(exc)}") from exc
+    return tools_by_server
+
+
 class SearchToolset:
     """The three canonical operations over whichever MCP tools are configured.
 
@@ -343,16 +357,9 @@ class SearchToolset:
     @asynccontextmanager
     async def open(cls, settings: Settings, agent_name: str = "web_research") -> AsyncIterator[SearchToolset]:
         """Connect to every configured MCP server for the duration of the context."""
-        client = MultiServerMCPClient(_client_connections(settings))  # type: ignore[arg-type]
         stack = AsyncExitStack()
         try:
-            tools_by_server: dict[str, list[BaseTool]] = {}
-            for name in client.connections:
-                try:
-                    session = await stack.enter_async_context(client.session(name))
-                    tools_by_server[name] = await load_mcp_tools(session, server_name=name)
-                except Exception as exc:  # unreachable server: a clear error, not a stack trace
-                    raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {_root_cause(exc)}") from exc
+            tools_by_server = await _open_sessions(_client_connections(settings), stack)
             body_failed = False
             try:
                 yield cls(tools_by_server, agent_name)
@@ -495,17 +502,9 @@ class _Sessions:
         self._stop.set()
 
     async def _run(self, connections: dict[str, dict[str, Any]]) -> None:
-        client = MultiServerMCPClient(connections)  # type: ignore[arg-type]
         try:
             async with AsyncExitStack() as stack:
-                tools_by_server: dict[str, list[BaseTool]] = {}
-                for name in client.connections:
-                    try:
-                        session = await stack.enter_async_context(client.session(name))
-                        tools_by_server[name] = await load_mcp_tools(session, server_name=name)
-                    except Exception as exc:  # unreachable server: a clear error, not a stack trace
-                        raise ToolsUnavailable(f"MCP server {name!r} is unreachable: {_root_cause(exc)}") from exc
-                self.bound = _bind(tools_by_server)
+                self.bound = _bind(await _open_sessions(connections, stack))
                 self._ready.set_result(None)
                 await self._stop.wait()
                 self.broken = True  # closing: no new call may start on it

@@ -118,8 +118,9 @@ class Gateway:
     child: Child
 
 
-def start_gateway(env: dict[str, str], corpus: Path, log_dir: Path) -> Gateway:
-    port = free_port()
+def start_gateway(env: dict[str, str], corpus: Path, log_dir: Path, port: int | None = None) -> Gateway:
+    """A search-gateway process on `port` (a free one when not given) over the local corpus."""
+    port = port or free_port()
     child = start_module(f"gateway-{port}", "ai_llm.search_gateway", ["--port", str(port)],
                          {**env, "LOCAL_CORPUS": str(corpus), "FETCH_ALLOW_PRIVATE": "true"}, log_dir)
     try:

@@ -15,12 +15,12 @@ import pytest
 from mcp.client.session import ClientSession
 
 from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import start_module, stop_child, wait_http
+from ai_llm.common.process import stop_child
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.agent import WebResearchAgent
 from ai_llm.web_research_agent.agent_server import create_app
 from ai_llm.web_research_agent.mcp_tools import SearchToolsetPool
-from tests.web_research_agent.conftest import Gateway, make_deps, make_settings
+from tests.web_research_agent.conftest import make_deps, make_settings, start_gateway
 
 GLOWFISH_Q = "How many glowfish did researchers count in Lake Varn?"
 GLOWFISH_URL = "https://science.example.org/varn-glowfish"
@@ -40,24 +40,13 @@ def initializes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def start_gateway_on(port: int, env: dict[str, str], corpus: Path, log_dir: Path) -> Gateway:
-    child = start_module(f"gateway-{port}", "ai_llm.search_gateway", ["--port", str(port)],
-                         {**env, "LOCAL_CORPUS": str(corpus), "FETCH_ALLOW_PRIVATE": "true"}, log_dir)
-    try:
-        wait_http(f"http://127.0.0.1:{port}/healthz", child, timeout_s=120)
-    except Exception:
-        stop_child(child)
-        raise
-    return Gateway(f"http://127.0.0.1:{port}", child)
-
-
 @pytest.fixture
 def own_gateway(hub_env: dict[str, str], web_corpus: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
     """A gateway process of this test only, on a port it keeps, so the test can restart it."""
     port = free_port()
     env = {**hub_env, "DATA_DIR": str(tmp_path / "gw-data")}
-    state: dict[str, Any] = {"gateway": start_gateway_on(port, env, web_corpus, tmp_path / "logs")}
-    state["restart"] = lambda: state.update(gateway=start_gateway_on(port, env, web_corpus, tmp_path / "logs"))
+    state: dict[str, Any] = {"gateway": start_gateway(env, web_corpus, tmp_path / "logs", port)}
+    state["restart"] = lambda: state.update(gateway=start_gateway(env, web_corpus, tmp_path / "logs", port))
     state["stop"] = lambda: stop_child(state["gateway"].child)
     try:
         yield state
