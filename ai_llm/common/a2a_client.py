@@ -97,9 +97,10 @@ def card_to_dict(card: AgentCard) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=1)
-def _tls_context() -> ssl.SSLContext:
-    """One TLS context for every call: building one loads the CA bundle (100+ ms on a busy machine), which
-    made up nearly all of an A2A hop when each call built its own (measured by `hub bench orchestrator`)."""
+def shared_tls_context() -> ssl.SSLContext:
+    """One TLS context for every HTTP client of this process (A2A calls, MCP sessions): building one loads the
+    CA bundle (100+ ms on a busy machine), which made up nearly all of an A2A hop when each call built its own
+    (measured by `hub bench orchestrator`). httpx's own defaults: certifi, or SSL_CERT_FILE / SSL_CERT_DIR."""
     return httpx.create_ssl_context()
 
 
@@ -131,7 +132,7 @@ def shared_http(connect_timeout_s: float = 5.0) -> httpx.AsyncClient:
     client = pools.get(connect_timeout_s)
     if client is None or client.is_closed:
         client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=connect_timeout_s), limits=POOL_LIMITS,
-                                   verify=_tls_context())
+                                   verify=shared_tls_context())
         pools[connect_timeout_s] = client
     return client
 

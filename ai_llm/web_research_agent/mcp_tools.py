@@ -28,7 +28,6 @@ import asyncio
 import json
 import logging
 import re
-import ssl
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -45,6 +44,7 @@ from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp.shared.exceptions import McpError
 from mcp.types import CONNECTION_CLOSED
 
+from ai_llm.common.a2a_client import shared_tls_context
 from ai_llm.common.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -127,21 +127,12 @@ def mcp_connections(settings: Settings) -> dict[str, dict[str, Any]]:
 
 
 _HTTP_TRANSPORTS = {"streamable_http", "streamable-http", "http", "sse"}
-_ssl_context: ssl.SSLContext | None = None
-
-
-def _shared_ssl_context() -> ssl.SSLContext:
-    """One TLS context for every MCP HTTP client of this process (building one costs milliseconds of CPU)."""
-    global _ssl_context
-    if _ssl_context is None:
-        _ssl_context = httpx.create_ssl_context()  # certifi, or SSL_CERT_FILE / SSL_CERT_DIR like httpx's own
-    return _ssl_context
 
 
 def mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
                     auth: httpx.Auth | None = None) -> httpx.AsyncClient:
     """`mcp`'s `create_mcp_http_client`, with the process's shared TLS context instead of a new one per client."""
-    kwargs: dict[str, Any] = {"timeout": timeout or httpx.Timeout(30.0, read=300.0), "verify": _shared_ssl_context()}
+    kwargs: dict[str, Any] = {"timeout": timeout or httpx.Timeout(30.0, read=300.0), "verify": shared_tls_context()}
     if headers is not None:
         kwargs["headers"] = headers
     if auth is not None:
