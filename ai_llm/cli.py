@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError
+from ai_llm.common.cli_output import emit
 from ai_llm.common.events import StatusEvent
 from ai_llm.common.settings import get_settings
 
@@ -27,6 +28,7 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(search_app, name="search")
 
 #: Modules contributing commands; each defines `register(app, eval_app, bench_app, search_app)`.
+#: The agents' modules add their runtime commands, the `ai_llm.evals` ones every `hub eval` / `hub bench`.
 PLUGINS = [
     "ai_llm.launcher_cli",
     "ai_llm.internal_rag_agent.cli",
@@ -37,6 +39,13 @@ PLUGINS = [
     "ai_llm.file_management_agent.cli",
     "ai_llm.report_writing_agent.cli",
     "backend.cli",
+    "ai_llm.evals.rag.cli",
+    "ai_llm.evals.orchestrator.cli",
+    "ai_llm.evals.web.cli",
+    "ai_llm.evals.gateway.cli",
+    "ai_llm.evals.files.cli",
+    "ai_llm.evals.embedding.cli",
+    "ai_llm.evals.backend.cli",
 ]
 
 AGENT_ALIASES = {
@@ -46,14 +55,6 @@ AGENT_ALIASES = {
     "file": "file_management", "files": "file_management", "file_management": "file_management",
     "report": "report_writing", "report_writing": "report_writing",
 }
-
-
-def emit(payload: dict[str, Any], as_json: bool, text: str | None = None) -> None:
-    """Print one JSON object (`--json`) or a human-readable text."""
-    if as_json:
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
-    else:
-        typer.echo(text if text is not None else json.dumps(payload, ensure_ascii=False, indent=2, default=str))
 
 
 @app.command()
@@ -93,7 +94,7 @@ def _load_plugins() -> None:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # component not present in this checkout
+            if exc.name and module_name.startswith(exc.name):  # component not present in this checkout
                 continue
             raise
         module.register(app, eval_app, bench_app, search_app)

@@ -41,6 +41,10 @@ class Embeddings(Protocol):
         """Embed many texts, preserving order."""
         ...
 
+    async def close(self) -> None:
+        """Release the connections."""
+        ...
+
 
 class OpenAIEmbeddings:
     """Embeddings through any server speaking OpenAI's embeddings API.

@@ -10,10 +10,19 @@ Two adapters:
   `response_format`, which counts as a rejected format); a server that refuses that key gets a plain
   `json_object`. Tool-calling models from `langchain_model` send `tool_choice="auto"`
   explicitly (OpenAI's default; llama-cpp-python ignores tools without it).
-* `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It is a real,
-  deterministic engine: rule-based query variants and extractive answers that only quote the text it is given. It never invents text,
-  so it does not pretend to do free-form structured output: `parse` raises `OfflineUnsupported` and
-  callers use the engine's explicit methods instead.
+* `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It generates nothing:
+  every call raises `OfflineUnsupported`, and callers take their rule-based path in that branch
+  (`ai_llm.common.text_rules`, extractive answers). Callers use both adapters the same way; only the
+  composition root (`ai_llm.common.runtime`) knows which one it built.
+
+```python
+try:
+    plan = await llm.parse(messages, IntentPlan, purpose="plan")
+except OfflineUnsupported:
+    plan = offline_plan(text)                       # no model configured: the rules decide
+except LLMError as exc:
+    note_degraded("llm", exc); plan = offline_plan(text)   # the model failed: same rules, counted
+```
 
 Every call is recorded in `calls` so tests and telemetry can see which paths used a model.
 """
@@ -32,16 +41,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
-from ai_llm.common.embeddings import Embeddings
 from ai_llm.common.settings import Settings
-from ai_llm.common.text import (
-    content_words,
-    is_korean,
-    normalize,
-    split_sentences,
-    strip_korean_particle,
-    tokenize,
-)
 
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, str]
@@ -52,7 +52,7 @@ class LLMError(RuntimeError):
 
 
 class OfflineUnsupported(LLMError):
-    """The offline engine does not do free-form generation; use its explicit methods."""
+    """No language model is configured (offline mode): take the rule-based path. Not a failure."""
 
 
 class StructuredOutputTruncated(LLMError):
@@ -75,9 +75,11 @@ class CallRecord:
 
 
 class LLM(Protocol):
-    """The language-model port every agent depends on."""
+    """The language-model port every agent depends on (`OpenAIChat` online, `LocalEngine` offline).
 
-    online: bool
+    Every method raises `OfflineUnsupported` when no model is configured and `LLMError` when the model failed.
+    """
+
     calls: list[CallRecord]
 
     async def chat(self, messages: Sequence[Message], *, model: str | None = None,
@@ -93,6 +95,10 @@ class LLM(Protocol):
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
                     purpose: str = "parse", max_tokens: int | None = None) -> T:
         """Structured output: a validated instance of `schema` (`max_tokens`: this call's token budget)."""
+        ...
+
+    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
+        """A LangChain chat model on the same endpoint (for tool-calling agents)."""
         ...
 
 
@@ -345,111 +351,41 @@ def _auto_tool_chat_openai() -> Any:
 # ------------------------------------------------------------------------------------------
 
 
-_QUESTION_TAIL = re.compile(r"(은|는|이|가)?\s*(무엇인가요|뭐야|뭐예요|무엇입니까|어떻게 되나요|알려줘|알려주세요)\??$")
-
-
 class LocalEngine:
-    """Deterministic offline engine (the hub's "offline mode").
+    """The offline adapter (the hub's "offline mode", chosen when no key or base URL is configured).
 
-    Args:
-        embeddings: used for the embedding half of classification and for sentence ranking; optional —
-            without it, classification and ranking are keyword-only.
+    It generates nothing: every generation method raises `OfflineUnsupported` at once, so callers use it
+    exactly like the online adapter and take their rule-based path (`ai_llm.common.text_rules`, the
+    intent model, extractive answers) in the `except OfflineUnsupported` branch. Only the composition root
+    (`runtime.py`) knows which adapter it built.
     """
 
-    online = False
-
-    def __init__(self, embeddings: Embeddings | None = None) -> None:
-        self.embeddings = embeddings
+    def __init__(self) -> None:
         self.calls: list[CallRecord] = []
 
-    # -- the LLM protocol -------------------------------------------------------------------
+    def _refuse(self, what: str) -> OfflineUnsupported:
+        return OfflineUnsupported(f"offline mode has no language model for {what}")
+
     async def chat(self, messages: Sequence[Message], *, model: str | None = None,
                    temperature: float = 0.0, purpose: str = "chat") -> str:
-        """Extractive reply: sentences from the non-final messages that best match the last user turn."""
-        started = time.perf_counter()
-        question = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
-        context = [m["content"] for m in messages if m.get("role") != "system" and m["content"] != question]
-        answer = self.extract_answer(question, context)
-        self.calls.append(CallRecord("chat", "local", purpose, (time.perf_counter() - started) * 1000))
-        return answer
+        raise self._refuse(purpose)
 
     async def stream(self, messages: Sequence[Message], *, model: str | None = None,
                      temperature: float = 0.0, purpose: str = "stream") -> AsyncIterator[str]:
-        text = await self.chat(messages, purpose=purpose)
-        for piece in re.split(r"(?<=\s)", text):
-            if piece:
-                yield piece
+        raise self._refuse(purpose)
+        yield ""  # pragma: no cover - makes this an async generator like the online adapter's
 
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
                     purpose: str = "parse", max_tokens: int | None = None) -> T:
-        raise OfflineUnsupported(
-            f"offline mode cannot generate {schema.__name__}; use the LocalEngine's explicit methods")
+        raise self._refuse(schema.__name__)
 
-    # -- query rewriting --------------------------------------------------------------------
-    def rewrite_query(self, question: str) -> str:
-        """Key-noun form of a question: particles, question endings and stop words removed."""
-        words = content_words(_QUESTION_TAIL.sub("", normalize(question)))
-        return " ".join(words) if words else normalize(question)
-
-    def query_variants(self, question: str, n: int = 3) -> list[str]:
-        """Rule-based variants of a question for multi-query retrieval (never the same as the rewrite).
-
-        Variants: (1) the original wording, (2) the key words without Korean particles or English
-        inflection, (3) the most distinctive words only (longest / containing digits or capitals).
-        """
-        text = normalize(question)
-        rewrite = self.rewrite_query(text)
-        words = rewrite.split()
-        stems = [strip_korean_particle(w) if is_korean(w) else re.sub(r"(ing|ed|es|s)$", "", w)
-                 for w in words]
-        distinctive = sorted(words, key=lambda w: (any(c.isdigit() for c in w), len(w)), reverse=True)
-        candidates = [text, " ".join(stems), " ".join(distinctive[: max(2, len(distinctive) // 2)]),
-                      " ".join(reversed(words))]
-        out: list[str] = []
-        for candidate in candidates:
-            candidate = candidate.strip()
-            if candidate and candidate != rewrite and candidate not in out:
-                out.append(candidate)
-            if len(out) == n:
-                break
-        while len(out) < n:
-            out.append(text if text not in out else f"{rewrite} {len(out)}".strip())
-        return out
-
-    # -- extractive answers -----------------------------------------------------------------
-    def rank_sentences(self, question: str, passages: Sequence[str]) -> list[tuple[float, str]]:
-        """Sentences of `passages` scored by token overlap with the question (best first)."""
-        q_tokens = set(tokenize(question))
-        if not q_tokens:
-            return []
-        scored: list[tuple[float, str]] = []
-        seen: set[str] = set()
-        for passage in passages:
-            for sentence in split_sentences(passage):
-                clean = sentence.strip()
-                if len(clean) < 8 or clean in seen:
-                    continue
-                seen.add(clean)
-                s_tokens = set(tokenize(clean))
-                if not s_tokens:
-                    continue
-                overlap = len(q_tokens & s_tokens)
-                if overlap:
-                    # Favour coverage of the question, lightly penalise very long sentences.
-                    scored.append((overlap / len(q_tokens) - min(len(clean), 600) / 6000, clean))
-        scored.sort(key=lambda item: item[0], reverse=True)
-        return scored
-
-    def extract_answer(self, question: str, passages: Sequence[str], max_sentences: int = 3) -> str:
-        """Quote the sentences that best answer the question; empty string when none overlaps."""
-        ranked = self.rank_sentences(question, passages)
-        return " ".join(sentence for _, sentence in ranked[:max_sentences])
+    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
+        raise self._refuse("a tool-calling agent")
 
 
-
-def make_llm(settings: Settings, embeddings: Embeddings | None = None) -> OpenAIChat | LocalEngine:
+def make_llm(settings: Settings) -> LLM:
     """The LLM adapter chosen by settings: OpenAI-compatible when a key/base URL is set, else offline."""
     if settings.llm_online:
         return OpenAIChat(settings.llm_model, api_key=settings.openai_api_key,
                           base_url=settings.openai_base_url, timeout_s=settings.llm_timeout_s)
-    return LocalEngine(embeddings)
+    return LocalEngine()

@@ -7,15 +7,15 @@ import argparse
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
 
 from ai_llm.common.a2a_server import base_url, bind_socket, serve_app
 from ai_llm.common.db import Database, migrate, resolve_database_url
-from ai_llm.common.embeddings import KNOWN_DIMENSIONS, OpenAIEmbeddings, make_embeddings
-from ai_llm.common.llm import LocalEngine, OpenAIChat, make_llm
+from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
+from ai_llm.common.llm import LLM, make_llm
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import Settings, get_settings
 
@@ -24,19 +24,20 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class HubDeps:
-    """Adapters an agent depends on; tests build one with whatever they inject."""
+    """The ports an agent depends on, built once by `from_settings` (the composition root: the only place
+    that knows whether the LLM is online). Tests build one with whatever they inject; an agent's own
+    collaborators (a document store, an index client) are keyword arguments of its app factory."""
 
     settings: Settings
-    embeddings: OpenAIEmbeddings
-    llm: OpenAIChat | LocalEngine
+    embeddings: Embeddings
+    llm: LLM
     db: Database | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
     _pg_server: Any = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HubDeps:
         embeddings = make_embeddings(settings)
-        return cls(settings=settings, embeddings=embeddings, llm=make_llm(settings, embeddings))
+        return cls(settings=settings, embeddings=embeddings, llm=make_llm(settings))
 
     async def open_db(self) -> Database:
         """Open (and migrate) the hub database once; later calls return the same pool."""
