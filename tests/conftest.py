@@ -108,7 +108,7 @@ async def db(pg_url: str) -> AsyncIterator[Database]:
 @pytest.fixture
 async def deps(settings: Settings, embeddings: OpenAIEmbeddings, db: Database) -> HubDeps:
     """Adapters for in-process agent tests (offline LLM engine over the real embedding server)."""
-    return HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine(embeddings), db=db)
+    return HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine(), db=db)
 
 
 class AgentProcesses:

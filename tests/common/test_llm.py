@@ -17,8 +17,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
+from ai_llm.common import text_rules
 from ai_llm.common.a2a_server import bind_socket, serve_app
-from ai_llm.common.llm import LocalEngine, OfflineUnsupported, OpenAIChat
+from ai_llm.common.llm import LLMError, LocalEngine, OfflineUnsupported, OpenAIChat
 
 
 class Verdict(BaseModel):
@@ -99,17 +100,30 @@ async def test_openai_adapter_falls_back_when_json_schema_is_rejected(compatible
     assert len(log) == 1
 
 
-async def test_local_engine_variants_and_extractive_answers() -> None:
-    engine = LocalEngine()
-    rewrite = engine.rewrite_query("손 위생 지침은 무엇인가요?")
+def test_text_rules_variants_and_extractive_answers() -> None:
+    rewrite = text_rules.rewrite_query("손 위생 지침은 무엇인가요?")
     assert "위생" in rewrite and "무엇" not in rewrite
-    variants = engine.query_variants("What is the maximum clock speed of I2C fast mode?")
+    variants = text_rules.query_variants("What is the maximum clock speed of I2C fast mode?")
     assert len(variants) == 3 and len(set(variants)) == 3
-    assert engine.rewrite_query("What is the maximum clock speed of I2C fast mode?") not in variants
+    assert text_rules.rewrite_query("What is the maximum clock speed of I2C fast mode?") not in variants
     passages = ["Fast-mode devices can transfer at up to 400 kbit/s. Unrelated sentence about bananas.",
                 "Standard-mode is 100 kbit/s."]
-    answer = engine.extract_answer("What is the fast-mode bit rate?", passages, max_sentences=1)
+    answer = text_rules.extract_answer("What is the fast-mode bit rate?", passages, max_sentences=1)
     assert answer == "Fast-mode devices can transfer at up to 400 kbit/s."
-    assert engine.extract_answer("quantum chromodynamics", passages) == ""
+    assert text_rules.extract_answer("quantum chromodynamics", passages) == ""
+
+
+async def test_offline_engine_refuses_every_generation_the_same_way() -> None:
+    """Offline, every call of the port raises OfflineUnsupported (a LLMError), so callers need no probing."""
+    engine = LocalEngine()
+    messages = [{"role": "user", "content": "x"}]
     with pytest.raises(OfflineUnsupported):
-        await engine.parse([{"role": "user", "content": "x"}], Verdict)
+        await engine.parse(messages, Verdict)
+    with pytest.raises(OfflineUnsupported):
+        await engine.chat(messages)
+    with pytest.raises(OfflineUnsupported):
+        async for _ in engine.stream(messages):
+            pass
+    with pytest.raises(OfflineUnsupported):
+        engine.langchain_model()
+    assert issubclass(OfflineUnsupported, LLMError)
