@@ -7,27 +7,26 @@ and a restart keeps it.
   `agent_conversation_state` of migration 0008) implement it. `take` is atomic: of two replicas answering
   "yes" to the same pending delete, only one gets it.
 * `AgentState`: what an agent app opens when a database is configured (`DATABASE_URL`, which the launcher
-  always sets): the SDK's `DatabaseTaskStore` (table `a2a_tasks`) on an SQLAlchemy async engine over the
-  psycopg 3 driver, and a `PostgresConversationStore` on a small `Database` pool.
+  always sets): the SDK's task store (`task_store.py`: table `a2a_tasks`, written on a change of state) on an
+  SQLAlchemy async engine over the psycopg 3 driver, and a `PostgresConversationStore` on the process's shared
+  `Database` pool (`db.open_shared`, the pool the agent's own queries use too).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
-from ai_llm.common.db import Database, migrate
+from ai_llm.common.db import Database, close_shared, migrate, open_shared
+from ai_llm.common.task_store import TASK_TABLE, WriteOnStateChange, database_task_store, task_engine
 
-if TYPE_CHECKING:  # SQLAlchemy (≈1 s to import) is loaded only by a process that has a database
-    from a2a.server.tasks import TaskStore
-    from sqlalchemy.ext.asyncio import AsyncEngine
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +34,6 @@ log = logging.getLogger(__name__)
 RETENTION_S = 30 * 24 * 3600
 #: Conversations kept per agent by the in-memory store (least recently used dropped first).
 MEMORY_CONVERSATIONS = 1000
-#: Name of the SDK task table (migration 0008).
-TASK_TABLE = "a2a_tasks"
 
 
 class ConversationStore(ABC):
@@ -193,50 +190,6 @@ class PostgresConversationStore(ConversationStore):
         return row["value"] if row is not None and row["live"] else None
 
 
-@functools.cache
-def _task_model() -> Any:
-    """The SDK's task model on `a2a_tasks`, declared once per process in a registry of its own (the SDK's
-    `create_task_model` on its shared base would clash with its default model's class name)."""
-    from a2a.server.models import create_task_model
-    from sqlalchemy.orm import DeclarativeBase
-
-    class TaskBase(DeclarativeBase):
-        pass
-
-    return create_task_model(TASK_TABLE, TaskBase)
-
-
-def database_task_store(engine: AsyncEngine) -> TaskStore:
-    """The a2a-sdk's `DatabaseTaskStore` on the table `a2a_tasks` that migration 0008 creates."""
-    from a2a.server.tasks import DatabaseTaskStore
-
-    store = DatabaseTaskStore(engine, create_table=False)
-    store.task_model = _task_model()
-    return store
-
-
-#: Seconds a task save waits for a pooled connection. The SDK saves the task on every status event, so a burst
-#: of chats (200 at once) queues here; waiting is right, failing the chat after SQLAlchemy's default 30 s is not.
-TASK_POOL_TIMEOUT_S = 300.0
-
-
-def task_engine(url: str, pool_size: int = 3, max_overflow: int = 5) -> AsyncEngine:
-    """An SQLAlchemy async engine on `url` (any libpq URL) through the psycopg 3 driver.
-
-    The URL is handed to psycopg as is (Unix-socket hosts, `sslmode` and other libpq parameters included)
-    instead of being translated into an SQLAlchemy URL. The pool stays small (Postgres allows 100 connections
-    by default and every hub process and replica has one) and saves wait their turn (`TASK_POOL_TIMEOUT_S`).
-    """
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    async def connect() -> psycopg.AsyncConnection[Any]:
-        return await psycopg.AsyncConnection.connect(url)
-
-    return create_async_engine("postgresql+psycopg://", async_creator=connect, pool_size=pool_size,
-                               max_overflow=max_overflow, pool_pre_ping=True,
-                               pool_timeout=TASK_POOL_TIMEOUT_S)
-
-
 async def ensure_state_schema(db: Database, default_model: str, default_dimension: int) -> None:
     """Apply pending migrations when the state tables are missing (an agent started alone on a database).
 
@@ -269,14 +222,14 @@ class AgentState:
         self.url = url
         self.embedding_model = embedding_model
         self.embedding_dim = embedding_dim
-        # At most 5 + 3 connections per process for tasks and conversations.
+        # Tasks: at most 3 + 5 connections of their own; conversations: the process's shared pool.
         self.engine = task_engine(url)
-        self.task_store = database_task_store(self.engine)
-        self.db = Database(url, min_size=1, max_size=3)
+        self.task_store = WriteOnStateChange(database_task_store(self.engine))
+        self.db = Database(url)  # replaced by the shared pool in `open`
         self.conversations = PostgresConversationStore(self.db)
 
     async def open(self) -> None:
-        await self.db.open()
+        self.db = self.conversations.db = await open_shared(self.url)
         try:
             await ensure_state_schema(self.db, self.embedding_model, self.embedding_dim)
             await self.conversations.open()
@@ -287,5 +240,5 @@ class AgentState:
             raise
 
     async def close(self) -> None:
-        await self.db.close()
+        await close_shared(self.db)
         await self.engine.dispose()

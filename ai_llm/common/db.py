@@ -10,6 +10,7 @@ refused with a message naming the re-index command.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -60,6 +61,47 @@ async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
     except psycopg.ProgrammingError:
         # The extension does not exist yet (first start, before migrations): nothing to register.
         await conn.rollback()
+
+
+#: Pools shared inside one process: (url, event loop id) -> [pool, users]. See `open_shared`.
+_SHARED: dict[tuple[str, int], list[Any]] = {}
+
+
+async def open_shared(url: str) -> Database:
+    """This process's pool on `url`, opened on first use; every user closes it with `close_shared`.
+
+    An agent's own queries (its index, telemetry) and its A2A state (conversations) share one pool, so a
+    process holds one set of connections per database, whatever its parts ask for. Keyed by event loop too: a
+    pool belongs to the loop it was opened on.
+    """
+    key = (url, id(asyncio.get_running_loop()))
+    entry = _SHARED.get(key)
+    if entry is None:
+        db = Database(url)
+        # Users that arrive while the pool opens wait for the same opening.
+        entry = _SHARED[key] = [db, 0, asyncio.ensure_future(db.open())]
+    entry[1] += 1
+    try:
+        await asyncio.shield(entry[2])
+    except BaseException:
+        entry[1] -= 1
+        failed = entry[2].done() and (entry[2].cancelled() or entry[2].exception() is not None)
+        if _SHARED.get(key) is entry and failed:
+            del _SHARED[key]
+        raise
+    return entry[0]
+
+
+async def close_shared(db: Database) -> None:
+    """Give back a pool from `open_shared`; the last user closes it (a pool not from there is just closed)."""
+    for key, entry in list(_SHARED.items()):
+        if entry[0] is db:
+            entry[1] -= 1
+            if entry[1] <= 0:
+                del _SHARED[key]
+                await db.close()
+            return
+    await db.close()
 
 
 class Database:

@@ -13,7 +13,7 @@ from typing import Any
 from starlette.applications import Starlette
 
 from ai_llm.common.a2a_server import base_url, bind_socket, serve_app
-from ai_llm.common.db import Database, migrate, resolve_database_url
+from ai_llm.common.db import Database, close_shared, migrate, open_shared, resolve_database_url
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
 from ai_llm.common.llm import LLM, make_llm
 from ai_llm.common.logging import setup_logging
@@ -45,12 +45,12 @@ class HubDeps:
             url, self._pg_server = await asyncio.to_thread(resolve_database_url, self.settings)
             dimension = self.embeddings.dimension or KNOWN_DIMENSIONS.get(self.embeddings.model, 0)
             await migrate(url, self.embeddings.model, dimension)
-            self.db = await Database(url).open()
+            self.db = await open_shared(url)
         return self.db
 
     async def close(self) -> None:
         if self.db is not None:
-            await self.db.close()
+            await close_shared(self.db)
             self.db = None
         await self.embeddings.close()
 

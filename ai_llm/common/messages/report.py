@@ -1,0 +1,25 @@
+"""Messages of the report-writing agent: status lines, the report's headings and fixed sentences, and the
+section headings named after the agent whose result a section holds (`agent_<agent name>`)."""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "writing": {"ko": "📝 보고서를 작성하는 중…", "en": "📝 Writing the report…"},
+    "saving": {"ko": "💾 보고서 파일을 저장하는 중…", "en": "💾 Saving the report files…"},
+    "download": {"ko": "다운로드", "en": "Download"},
+    "save_failed": {"ko": "보고서 파일을 저장하지 못했습니다", "en": "Could not save the report files"},
+    "report": {"ko": "보고서", "en": "Report"},
+    "summary": {"ko": "요약", "en": "Summary"},
+    "conclusion": {"ko": "결론", "en": "Conclusion"},
+    "references": {"ko": "참고 문헌", "en": "References"},
+    "date": {"ko": "작성일", "en": "Date"},
+    "question": {"ko": "질문", "en": "Question"},
+    "nothing": {"ko": "보고할 내용이 없습니다. 이전 단계에서 전달된 결과가 없습니다.",
+                "en": "There is nothing to report: the earlier steps returned no results."},
+    "basis": {"ko": "{steps}개 단계의 결과와 {refs}개 출처를 바탕으로 정리했습니다.",
+              "en": "Compiled from {steps} step result(s) and {refs} source(s)."},
+    "agent_internal_rag": {"ko": "내부 문서 검색 결과", "en": "Internal documents"},
+    "agent_web_research": {"ko": "웹 조사 결과", "en": "Web research"},
+    "agent_file_management": {"ko": "파일 정보", "en": "Files"},
+    "agent_orchestrator": {"ko": "종합 결과", "en": "Combined results"},
+}

@@ -1,0 +1,117 @@
+"""Where an agent's A2A tasks live: the a2a-sdk's `DatabaseTaskStore` on the hub's Postgres (table
+`a2a_tasks`, migration 0008), behind `WriteOnStateChange`, which saves a task when its state changes and keeps
+the progress events in between in this process.
+
+The SDK saves the whole task (history and artifacts included, a growing JSON document) on every event. A chat
+through the orchestrator forwards a dozen status lines, and those writes were most of the orchestrator's CPU under
+load. What other replicas need from the shared store is the task's state — that it exists, that it waits for
+input, that it ended and with what — so only those writes go to Postgres; the `working` updates in between are
+served from memory by this process (`get`), and the final save carries the full history and artifacts.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from a2a.server.tasks import TaskStore
+from a2a.types.a2a_pb2 import ListTasksRequest, ListTasksResponse, Task, TaskState
+
+if TYPE_CHECKING:  # SQLAlchemy (≈1 s to import) is loaded only by a process that has a database
+    from a2a.server.context import ServerCallContext
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+#: Name of the SDK task table (migration 0008).
+TASK_TABLE = "a2a_tasks"
+#: Seconds a task save waits for a pooled connection: a burst of chats (200 at once) queues here; waiting is
+#: right, failing the chat after SQLAlchemy's default 30 s is not.
+TASK_POOL_TIMEOUT_S = 300.0
+
+
+class WriteOnStateChange(TaskStore):
+    """A `TaskStore` that writes through on a change of state and keeps same-state updates in memory.
+
+    A save is written to `inner` when the task is new to this process, when its state differs from the last
+    state written, or when it is not `working` (submitted, input-required, auth-required and every terminal
+    state are always written). Otherwise the task is kept here, and `get` returns it, until the next write.
+    `writes` and `kept` count both kinds (for benchmarks and tests).
+    """
+
+    def __init__(self, inner: TaskStore) -> None:
+        self.inner = inner
+        self._written_state: dict[str, int] = {}
+        self._kept: dict[str, Task] = {}
+        self.writes = 0
+        self.kept = 0
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        state = task.status.state
+        if state == TaskState.TASK_STATE_WORKING and self._written_state.get(task.id) == state:
+            copy = Task()
+            copy.CopyFrom(task)
+            self._kept[task.id] = copy
+            self.kept += 1
+            return
+        await self.inner.save(task, context)
+        self.writes += 1
+        self._kept.pop(task.id, None)
+        if state == TaskState.TASK_STATE_WORKING:
+            self._written_state[task.id] = state
+        else:  # waiting or ended: the next save of this task (a follow-up) is written whatever its state
+            self._written_state.pop(task.id, None)
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        kept = self._kept.get(task_id)
+        if kept is None:
+            return await self.inner.get(task_id, context)
+        copy = Task()
+        copy.CopyFrom(kept)
+        return copy
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        return await self.inner.list(params, context)
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        self._kept.pop(task_id, None)
+        self._written_state.pop(task_id, None)
+        await self.inner.delete(task_id, context)
+
+
+@functools.cache
+def _task_model() -> Any:
+    """The SDK's task model on `a2a_tasks`, declared once per process in a registry of its own (the SDK's
+    `create_task_model` on its shared base would clash with its default model's class name)."""
+    from a2a.server.models import create_task_model
+    from sqlalchemy.orm import DeclarativeBase
+
+    class TaskBase(DeclarativeBase):
+        pass
+
+    return create_task_model(TASK_TABLE, TaskBase)
+
+
+def database_task_store(engine: AsyncEngine) -> TaskStore:
+    """The a2a-sdk's `DatabaseTaskStore` on the table `a2a_tasks` that migration 0008 creates."""
+    from a2a.server.tasks import DatabaseTaskStore
+
+    store = DatabaseTaskStore(engine, create_table=False)
+    store.task_model = _task_model()
+    return store
+
+
+def task_engine(url: str, pool_size: int = 3, max_overflow: int = 5) -> AsyncEngine:
+    """An SQLAlchemy async engine on `url` (any libpq URL) through the psycopg 3 driver.
+
+    The URL is handed to psycopg as is (Unix-socket hosts, `sslmode` and other libpq parameters included)
+    instead of being translated into an SQLAlchemy URL. The pool stays small (Postgres allows 100 connections
+    by default and every hub process and replica has one) and saves wait their turn (`TASK_POOL_TIMEOUT_S`).
+    """
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def connect() -> psycopg.AsyncConnection[Any]:
+        return await psycopg.AsyncConnection.connect(url)
+
+    return create_async_engine("postgresql+psycopg://", async_creator=connect, pool_size=pool_size,
+                               max_overflow=max_overflow, pool_pre_ping=True,
+                               pool_timeout=TASK_POOL_TIMEOUT_S)

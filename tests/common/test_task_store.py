@@ -1,0 +1,87 @@
+"""`WriteOnStateChange`: the shared task store gets every change of state, progress in between stays local."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from a2a.server.context import ServerCallContext
+from a2a.server.tasks import InMemoryTaskStore, TaskStore
+from a2a.types.a2a_pb2 import Message, Part, Role, Task, TaskState, TaskStatus
+
+from ai_llm.common.db import close_shared, open_shared
+from ai_llm.common.task_store import WriteOnStateChange
+
+
+class CountingStore(InMemoryTaskStore):
+    """The SDK's in-memory store, counting the saves that reach it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved: list[int] = []
+
+    async def save(self, task: Task, context: Any = None) -> None:
+        self.saved.append(task.status.state)
+        await super().save(task, context)
+
+
+def _task(state: int, note: str, history: int = 0) -> Task:
+    task = Task(id="t1", context_id="c1", status=TaskStatus(state=state, message=Message(
+        message_id=f"m-{note}", role=Role.ROLE_AGENT, parts=[Part(text=note)])))
+    for i in range(history):
+        task.history.append(Message(message_id=f"h{i}", role=Role.ROLE_USER, parts=[Part(text=f"turn {i}")]))
+    return task
+
+
+def _note(task: Task | None) -> str:
+    assert task is not None
+    return task.status.message.parts[0].text
+
+
+async def test_progress_stays_local_and_every_state_change_is_written() -> None:
+    inner = CountingStore()
+    store: TaskStore = WriteOnStateChange(inner)
+    ctx = ServerCallContext()
+    await store.save(_task(TaskState.TASK_STATE_SUBMITTED, "submitted"), ctx)
+    await store.save(_task(TaskState.TASK_STATE_WORKING, "planning"), ctx)
+    for step in ("rag", "web", "merge"):
+        await store.save(_task(TaskState.TASK_STATE_WORKING, step), ctx)
+    # the shared store has the state (working) but not each progress line; this process sees the latest
+    assert inner.saved == [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]
+    assert _note(await inner.get("t1", ctx)) == "planning"
+    assert _note(await store.get("t1", ctx)) == "merge"
+    await store.save(_task(TaskState.TASK_STATE_COMPLETED, "answer", history=3), ctx)
+    final = await inner.get("t1", ctx)
+    assert final is not None and final.status.state == TaskState.TASK_STATE_COMPLETED and len(final.history) == 3
+    assert _note(await store.get("t1", ctx)) == "answer"
+    # a follow-up on the same task starts over: its first working update is written again
+    await store.save(_task(TaskState.TASK_STATE_WORKING, "again"), ctx)
+    assert _note(await inner.get("t1", ctx)) == "again"
+    assert isinstance(store, WriteOnStateChange) and store.writes == 4 and store.kept == 3
+
+
+async def test_waiting_for_input_is_always_written() -> None:
+    inner = CountingStore()
+    store = WriteOnStateChange(inner)
+    ctx = ServerCallContext()
+    await store.save(_task(TaskState.TASK_STATE_WORKING, "w"), ctx)
+    await store.save(_task(TaskState.TASK_STATE_INPUT_REQUIRED, "confirm?"), ctx)
+    await store.save(_task(TaskState.TASK_STATE_INPUT_REQUIRED, "confirm again?"), ctx)
+    assert inner.saved == [TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED,
+                           TaskState.TASK_STATE_INPUT_REQUIRED]
+    await store.delete("t1", ctx)
+    assert await store.get("t1", ctx) is None
+
+
+async def test_one_process_shares_one_pool_per_database(pg_url: str) -> None:
+    """The agent's own queries and its A2A state use the same pool; it closes with its last user."""
+    first, second = await asyncio.gather(open_shared(pg_url), open_shared(pg_url))
+    assert first is second
+    assert await first.fetchone("SELECT 1 AS one") == {"one": 1}
+    await close_shared(first)
+    assert await second.fetchone("SELECT 2 AS two") == {"two": 2}  # still open for the other user
+    await close_shared(second)
+    assert second.pool.closed
+    third = await open_shared(pg_url)
+    assert third is not first
+    await close_shared(third)
