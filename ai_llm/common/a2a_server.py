@@ -362,10 +362,23 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 async def serve_app(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
-    """Serve an ASGI app on a bound socket until cancelled or signalled."""
+    """Serve an ASGI app on a bound socket until cancelled or signalled (httptools parses HTTP when installed)."""
     config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=3)
     server = uvicorn.Server(config)
     await server.serve(sockets=[sock])
+
+
+def run_server(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
+    """A server process's main loop: `serve_app` on uvloop (libuv) when installed, else asyncio's loop.
+
+    With httptools, about 12 % less CPU per A2A call than asyncio's loop with h11 (`benchmarks/README.md`).
+    """
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a runtime requirement; a platform without it still runs
+        asyncio.run(serve_app(app, sock, log_level))
+        return
+    uvloop.run(serve_app(app, sock, log_level))
 
 
 def base_url(host: str, port: int) -> str:

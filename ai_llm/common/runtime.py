@@ -12,7 +12,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import base_url, bind_socket, serve_app
+from ai_llm.common.a2a_server import base_url, bind_socket, run_server
 from ai_llm.common.db import Database, close_shared, migrate, open_shared, resolve_database_url
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
 from ai_llm.common.llm import LLM, make_llm
@@ -76,4 +76,4 @@ def run_agent(name: str, factory: AppFactory, default_port: int | None = None) -
     deps = HubDeps.from_settings(settings)
     app = factory(deps, url)
     log.info("%s serving at %s", name, url)
-    asyncio.run(serve_app(app, sock))
+    run_server(app, sock)
