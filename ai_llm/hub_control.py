@@ -13,7 +13,7 @@ exactly as in production, and calls meanwhile go to the other replicas. Its outp
 `data_dir/launcher.out` and `data_dir/launcher.err`; the launcher's status file (`ai_llm.supervision`) says
 which pid serves each process now.
 
-Without supervision (a `Launcher` used in-process, as `backend/offline_hub.py` does), `Launcher(…, replicas=
+Without supervision (a `Launcher` used in-process, as `ai_llm/evals/backend/hub.py` does), `Launcher(…, replicas=
 {"internal_rag": 2})` and `Launcher.kill(name, replica)` do the same, and the killed replica stays down.
 """
 

@@ -169,8 +169,6 @@ class OpenAIChat:
         max_tokens: cap on generated tokens per call (None: the server's default).
     """
 
-    online = True
-
     def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None,
                  timeout_s: float = 60.0, max_tokens: int | None = None) -> None:
         self.model = model

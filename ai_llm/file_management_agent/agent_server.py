@@ -1,8 +1,8 @@
 """A2A server of the file-management agent: card, executor, HTTP file routes, app.
 
 The app serves the A2A endpoint and, beside it, the `/files` routes the backend proxies (same bearer
-token). The document store, the records and the RAG-index client are created in the lifespan;
-`deps.extras` may inject `store` (a `DocumentStore`) and `rag_index` (a `RagIndex`) for tests.
+token). The document store, the records and the RAG-index client are created in the lifespan; tests and
+benchmarks may pass their own `store` (a `DocumentStore`) and `rag_index` (a `DocumentIndex`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, b
 from ai_llm.common.events import AgentReply
 from ai_llm.common.runtime import HubDeps
 from ai_llm.file_management_agent.agent import FileAgent
-from ai_llm.file_management_agent.document_store import make_store
+from ai_llm.file_management_agent.document_store import DocumentStore, make_store
 from ai_llm.file_management_agent.file_records import FileRecords
 from ai_llm.file_management_agent.file_service import FileService
 from ai_llm.file_management_agent.http_routes import file_routes
-from ai_llm.file_management_agent.rag_index import RagIndex
+from ai_llm.file_management_agent.rag_index import DocumentIndex, RagIndex
 
 AGENT_NAME = "file_management"
 DESCRIPTION = ("Uploads, lists, reads, renames and deletes documents in the hub's store (PDF, DOCX, text, "
@@ -43,8 +43,14 @@ SKILLS: list[dict[str, Any]] = [
 ]
 
 
-def create_app(deps: HubDeps, url: str) -> Starlette:
-    """The file-management agent's app: A2A + `/files` routes."""
+def create_app(deps: HubDeps, url: str, *, store: DocumentStore | None = None,
+               rag_index: DocumentIndex | None = None) -> Starlette:
+    """The file-management agent's app: A2A + `/files` routes.
+
+    Args:
+        store: where file bytes live (default: `make_store(settings)`, opened and closed by the app).
+        rag_index: the RAG index kept in step (default: the internal-RAG agent over A2A).
+    """
     settings = deps.settings
     state: dict[str, Any] = {}
 
@@ -56,22 +62,21 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         db = await deps.open_db()
-        store = deps.extras.get("store") or make_store(settings)
-        for stale in store.incoming.glob("*.part"):  # spools of uploads cut off by a previous stop
+        file_store = store or make_store(settings)
+        for stale in file_store.incoming.glob("*.part"):  # spools of uploads cut off by a previous stop
             stale.unlink(missing_ok=True)
-        index = deps.extras.get("rag_index") or RagIndex(settings.agent_urls("internal_rag"), token=settings.hub_token,
-                                                         timeout_s=max(settings.agent_timeout_s, 300.0),
-                                                         eject_s=settings.agent_eject_s)
-        file_service = FileService(FileRecords(db), store, index, settings.max_upload_bytes)
+        index = rag_index or RagIndex(settings.agent_urls("internal_rag"), token=settings.hub_token,
+                                      timeout_s=max(settings.agent_timeout_s, 300.0), eject_s=settings.agent_eject_s)
+        file_service = FileService(FileRecords(db), file_store, index, settings.max_upload_bytes)
         state["service"] = file_service
-        state["agent"] = FileAgent(file_service, settings.ui_language, deps.llm)
+        state["agent"] = FileAgent(file_service, deps.llm, settings.ui_language)
         await file_service.resume()
         try:
             yield
         finally:
             await file_service.close()
-            close = getattr(store, "close", None)
-            if close is not None and "store" not in deps.extras:
+            close = getattr(file_store, "close", None)
+            if close is not None and store is None:  # an injected store is its owner's to close
                 await close()
 
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:

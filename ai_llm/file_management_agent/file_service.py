@@ -38,7 +38,7 @@ from ai_llm.file_management_agent.file_safety import (
     sanitize_name,
     split_ext,
 )
-from ai_llm.file_management_agent.rag_index import IndexUnavailable, RagIndex
+from ai_llm.file_management_agent.rag_index import DocumentIndex, IndexUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -111,11 +111,11 @@ class FileService:
     Args:
         records: the file-record repository.
         store: where the bytes live.
-        index: the RAG agent's indexing skills.
+        index: the RAG index kept in step (`RagIndex`: the RAG agent's indexing skills).
         max_bytes: upload size limit (`settings.max_upload_bytes`).
     """
 
-    def __init__(self, records: FileRecords, store: DocumentStore, index: RagIndex, max_bytes: int) -> None:
+    def __init__(self, records: FileRecords, store: DocumentStore, index: DocumentIndex, max_bytes: int) -> None:
         self.records = records
         self.store = store
         self.index = index

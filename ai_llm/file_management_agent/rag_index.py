@@ -6,7 +6,7 @@ import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError
 
@@ -22,6 +22,24 @@ class IndexResult:
     status: str
     chunks: int = 0
     reason: str | None = None
+
+
+class DocumentIndex(Protocol):
+    """The index the file service keeps in step with the store (`RagIndex`, or a stand-in in tests)."""
+
+    async def index(self, *, storage_ref: str, file_name: str, file_url: str, file_id: str,
+                    path: Path | None = None, content: bytes | None = None,
+                    source_kind: str = "upload") -> IndexResult:
+        """Index one document by `path` or by its bytes."""
+        ...
+
+    async def delete(self, storage_ref: str) -> int:
+        """Remove every chunk of `storage_ref`; returns how many were deleted."""
+        ...
+
+    async def update(self, storage_ref: str, file_name: str, file_url: str) -> int:
+        """Rewrite the file name/URL of `storage_ref`'s chunks; returns how many were updated."""
+        ...
 
 
 class RagIndex:

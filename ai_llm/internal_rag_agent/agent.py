@@ -34,7 +34,8 @@ from ai_llm.common.events import (
     STATUS_OK,
     AgentReply,
 )
-from ai_llm.common.llm import LLM, LocalEngine
+from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
+from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
 from ai_llm.internal_rag_agent.answer_extraction import Evidence, Quote, candidate_sentences, find_evidence
@@ -45,40 +46,6 @@ from ai_llm.internal_rag_agent.vector_store import VectorStore
 log = logging.getLogger(__name__)
 
 AGENT_NAME = "internal_rag"
-
-# --- user-facing phrases (Korean default, English available) ---------------------------------------------
-MESSAGES: dict[str, dict[str, str]] = {
-    "rewriting": {"ko": "🔎 질문을 분석해 검색어를 만드는 중…", "en": "🔎 Rewriting the question into search queries…"},
-    "searching": {"ko": "📚 사내 문서를 {n}개 검색어로 검색 중…", "en": "📚 Searching internal documents with {n} queries…"},
-    "generating": {"ko": "✍️ 찾은 문단 {n}개로 답변을 작성 중…", "en": "✍️ Writing the answer from {n} passages…"},
-    "parsing": {"ko": "📄 '{file_name}' 문서를 읽는 중…", "en": "📄 Reading '{file_name}'…"},
-    "embedding": {"ko": "🧮 '{file_name}': 조각 {chunks}개 임베딩 중…", "en": "🧮 '{file_name}': embedding {chunks} chunks…"},
-    "saving": {"ko": "💾 '{file_name}': 조각 {chunks}개 저장 중…", "en": "💾 '{file_name}': saving {chunks} chunks…"},
-    "no_result": {"ko": "사내 문서에서 관련 내용을 찾지 못했습니다.",
-                  "en": "I could not find anything relevant in the internal documents."},
-    "clarify": {"ko": "어떤 내용을 가리키는지 알 수 없습니다. 대상(문서나 주제)을 넣어 질문을 다시 말씀해 주세요.",
-                "en": "I can't tell what this refers to. Please restate the question with the document or topic."},
-    "clarify_index": {"ko": "색인할 파일이 없습니다. 파일을 업로드하거나 파일 정보를 함께 보내 주세요.",
-                      "en": "No file to index was given. Upload a file or send its details."},
-    "sources": {"ko": "**출처:**", "en": "**Sources:**"},
-    "location": {"ko": "파일 위치", "en": "Location"},
-    "extract_intro": {"ko": "문서에서 찾은 답변입니다:", "en": "What the documents say:"},
-    "cross_lingual": {"ko": "한국어 질문으로 영어 문서를 검색했습니다. 오프라인 모드는 번역 없이 용어 사전으로만 찾으므로, "
-                            "찾지 못했다면 영어 용어로 다시 질문해 보세요.",
-                      "en": "The question is in English and the documents found are in Korean (or the other way "
-                            "round); offline search matches terms through a glossary only."},
-    "index_done": {"ko": "색인 결과: 성공 {success}건, 건너뜀 {skipped}건, 실패 {error}건",
-                   "en": "Indexing: {success} indexed, {skipped} skipped, {error} failed"},
-    "deleted": {"ko": "'{ref}' 문서의 색인 조각 {n}개를 삭제했습니다.", "en": "Deleted {n} indexed chunks of '{ref}'."},
-    "updated": {"ko": "'{ref}' 문서의 색인 정보 {n}건을 갱신했습니다.", "en": "Updated {n} indexed chunks of '{ref}'."},
-    "missing_ref": {"ko": "storage_ref가 필요합니다.", "en": "storage_ref is required."},
-}
-
-
-def msg(key: str, language: str, **kwargs: Any) -> str:
-    table = MESSAGES[key]
-    return table.get(language, table["ko"]).format(**kwargs)
-
 
 # --- contextualisation --------------------------------------------------------------------------------
 _ARTIFACT = re.compile(r"\[이전\s*대화\](?P<history>.*?)\[현재\s*질문\]", re.S)
@@ -161,12 +128,12 @@ def _public_url(url: str | None) -> str | None:
 
 
 def source_section(sources: Sequence[dict[str, Any]], language: str) -> str:
-    lines = [msg("sources", language)]
+    lines = [message("rag.sources", language)]
     for s in sources:
         label = f" ({s['page_label']})" if s["page_label"] else ""
         lines.append(f"- **{s['file_name'] or s['storage_ref']}**{label}")
         if s.get("file_url"):  # the download link (never a server path: see `_public_url`)
-            lines.append(f"  {msg('location', language)}: {s['file_url']}")
+            lines.append(f"  {message('rag.location', language)}: {s['file_url']}")
     return "\n".join(lines)
 
 
@@ -200,7 +167,7 @@ class GroundedAnswer(BaseModel):
 
 def extractive_answer(evidence: Evidence, language: str) -> str:
     """The offline answer: the evidence sentences quoted whole, each with its file and page."""
-    lines = [msg("extract_intro", language), ""]
+    lines = [message("rag.extract_intro", language), ""]
     for text, quote in quote_blocks(evidence.quotes):
         lines.append(f"> {text}")
         lines.append(f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}, p.{quote.page}")
@@ -220,6 +187,7 @@ class RagState(TypedDict, total=False):
     context_dependent: bool
     rewritten: bool
     context: list[str]
+    offline: bool  # the query-variant call met `OfflineUnsupported`: no model answers this request
     intent: str
     outcome: SearchOutcome
     evidence: Evidence
@@ -247,19 +215,17 @@ class RagAgent:
     Args:
         store: vector store adapter.
         embeddings: embedding port.
-        llm: online `OpenAIChat` or the offline `LocalEngine`.
+        llm: the LLM port (offline, every call raises `OfflineUnsupported` and the rules and evidence decide).
         settings: hub settings (rag_* fields, MAX_UPLOAD_MB, UI_LANGUAGE).
     """
 
-    def __init__(self, store: VectorStore, embeddings: Embeddings, llm: LLM | LocalEngine,
-                 settings: Settings) -> None:
+    def __init__(self, store: VectorStore, embeddings: Embeddings, llm: LLM, settings: Settings) -> None:
         self.store = store
         self.embeddings = embeddings
         self.llm = llm
         self.settings = settings
         self.search_service = RagSearchService(store, embeddings, llm, settings)
         self.indexing = IndexingService(store, embeddings, settings)
-        self.offline = llm if isinstance(llm, LocalEngine) else LocalEngine(embeddings)
         self.graph = self._build()
 
     def _build(self) -> Any:
@@ -320,8 +286,6 @@ class RagAgent:
 
     async def _standalone(self, question: str, history: list[dict[str, str]]) -> str | None:
         """An LLM rewrite of a follow-up into a standalone question (None offline or when it fails)."""
-        if not getattr(self.llm, "online", False):
-            return None
         turns = "\n".join(f"{h.get('role')}: {h.get('text', '')[:500]}" for h in history[-6:])
         try:
             text = await self.llm.chat([
@@ -329,7 +293,9 @@ class RagAgent:
                  "using the conversation. Keep its language. Reply with the question only."},
                 {"role": "user", "content": f"Conversation:\n{turns}\n\nQuestion: {question}"}],
                 purpose="rag_contextualize")
-        except Exception as exc:
+        except OfflineUnsupported:
+            return None
+        except LLMError as exc:
             log.warning("contextualize via LLM failed, searching with the history as context: %s", exc)
             return None
         return normalize(text) or None
@@ -355,17 +321,21 @@ class RagAgent:
         progress = _progress(config)
         language = state["language"]
         question = state["question"]
-        await progress(msg("rewriting", language), stage="rewriting", progress=0.1,
+        await progress(message("rag.rewriting", language), stage="rewriting", progress=0.1,
                        data={"question": question, "rewritten": state.get("rewritten", False)})
-        queries = await self.search_service.make_queries(question) if getattr(self.llm, "online", False) else []
-        await progress(msg("searching", language, n=1 + len(queries)), stage="searching", progress=0.4,
+        try:
+            queries = await self.search_service.make_queries(question)
+            offline = False
+        except OfflineUnsupported:  # offline the question alone is embedded; its terms carry the search
+            queries, offline = [], True
+        await progress(message("rag.searching", language, n=1 + len(queries)), stage="searching", progress=0.4,
                        data={"queries": [question, *queries]})
         outcome = await self.search_service.search(question, queries=queries, context=state.get("context") or [])
         assert outcome.query_terms is not None and outcome.stats is not None
         similarity = await self._sentence_similarity(question, outcome)
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
                                            outcome.chunks, 3, similarity)
-        return {"outcome": outcome, "evidence": evidence}
+        return {"outcome": outcome, "evidence": evidence, "offline": offline}
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
         """Cosine of the question to each candidate sentence, for questions the embedding model can read."""
@@ -390,9 +360,10 @@ class RagAgent:
     async def generate(self, state: RagState, config: RunnableConfig) -> RagState:
         """Answer only from the evidence, each sentence with its file and page, then the source section.
 
-        Offline, the evidence decides (`Evidence.answerable`); with an online LLM, the model reads the best
-        passages and returns a structured judgement (`GroundedAnswer`): not answerable means `no_result`
-        whatever the retrieval scores, and the sources are the passages it cites.
+        Offline (the query-variant call already met `OfflineUnsupported`), the evidence decides
+        (`Evidence.answerable`); with a model, it reads the best passages and returns a structured judgement
+        (`GroundedAnswer`): not answerable means `no_result` whatever the retrieval scores, and the sources
+        are the passages it cites.
         """
         outcome = state["outcome"]
         evidence = state["evidence"]
@@ -402,9 +373,9 @@ class RagAgent:
                                 "question": state["question"]}
         if state.get("context"):
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
-        no_result = AgentReply(text=msg("no_result", language), data=data, agent=AGENT_NAME)
-        if getattr(self.llm, "online", False) and outcome.chunks:
-            await _progress(config)(msg("generating", language, n=min(len(outcome.chunks), JUDGE_PASSAGES)),
+        no_result = AgentReply(text=message("rag.no_result", language), data=data, agent=AGENT_NAME)
+        if not state.get("offline") and outcome.chunks:
+            await _progress(config)(message("rag.generating", language, n=min(len(outcome.chunks), JUDGE_PASSAGES)),
                                     stage="generating", progress=0.8)
             judged = await self._judge(state["question"], outcome.chunks[:JUDGE_PASSAGES], language)
             if judged is not None:
@@ -420,7 +391,7 @@ class RagAgent:
         if not evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": no_result}
-        await _progress(config)(msg("generating", language, n=len(evidence.quotes)), stage="generating",
+        await _progress(config)(message("rag.generating", language, n=len(evidence.quotes)), stage="generating",
                                 progress=0.8)
         answer = extractive_answer(evidence, language)
         sources = group_sources(evidence.quotes)
@@ -430,8 +401,8 @@ class RagAgent:
 
     async def _judge(self, question: str, chunks: Sequence[RankedChunk],
                      language: str) -> tuple[str | None, list[Quote]] | None:
-        """The online model's grounded answer over numbered passages: (answer or None when the passages do
-        not answer, the cited passages), or None when the call failed (the offline evidence decides then)."""
+        """The model's grounded answer over numbered passages: (answer or None when the passages do not
+        answer, the cited passages), or None offline or when the call failed (the evidence decides then)."""
         passages = "\n\n".join(f"[{i + 1}] ({c.hit.file_name} {page_label(c.hit.pages)}) "
                                  f"{c.hit.content[:PASSAGE_CHARS]}" for i, c in enumerate(chunks))
         answer_language = "Korean" if language == "ko" else "English"
@@ -444,7 +415,9 @@ class RagAgent:
                  "numbers of the passages used in `cited`. Do not add outside facts."},
                 {"role": "user", "content": f"Passages:\n{passages}\n\nQuestion: {question}"}],
                 GroundedAnswer, purpose="rag_generate", max_tokens=JUDGE_MAX_TOKENS)
-        except Exception as exc:  # a failed call must not lose the answer: the offline evidence decides
+        except OfflineUnsupported:
+            return None
+        except LLMError as exc:  # a failed call must not lose the answer: the offline evidence decides
             log.warning("LLM answer failed, answering from the offline evidence: %r", exc)
             note_degraded("llm_answer", exc)
             return None
@@ -460,12 +433,12 @@ class RagAgent:
         docs = [DocumentInput.from_dict(d) for d in raw_docs if isinstance(d, dict)]
 
         async def on_progress(stage: str, info: dict[str, Any]) -> None:
-            await progress(msg(stage, language, **{"chunks": 0, **info}), stage=stage, data=info)
+            await progress(message(f"rag.{stage}", language, **{"chunks": 0, **info}), stage=stage, data=info)
 
         results = await self.indexing.index_many(docs, on_progress)
         counts = {s: sum(1 for r in results if r.status == s) for s in ("success", "skipped", "error")}
         status = STATUS_ERROR if results and counts["error"] == len(results) else STATUS_OK
-        lines = [msg("index_done", language, **counts)]
+        lines = [message("rag.index_done", language, **counts)]
         for r in results:
             detail = f"{r.chunks} chunks" if r.status == "success" else (r.reason or "")
             lines.append(f"- {r.file_name}: {r.status} ({detail})")
@@ -477,14 +450,14 @@ class RagAgent:
         language = state["language"]
         ref = str(data.get("storage_ref") or "")
         if not ref:
-            return {"reply": AgentReply(text=msg("missing_ref", language), agent=AGENT_NAME,
+            return {"reply": AgentReply(text=message("rag.missing_ref", language), agent=AGENT_NAME,
                                         data={"status": STATUS_ERROR, "error": "storage_ref is required"})}
         if state["intent"] == "delete":
             n = await self.indexing.delete(ref)
-            return {"reply": AgentReply(text=msg("deleted", language, ref=ref, n=n), agent=AGENT_NAME,
+            return {"reply": AgentReply(text=message("rag.deleted", language, ref=ref, n=n), agent=AGENT_NAME,
                                         data={"status": STATUS_OK, "deleted_chunks": n})}
         n = await self.indexing.update(ref, data.get("file_name"), data.get("file_url"))
-        return {"reply": AgentReply(text=msg("updated", language, ref=ref, n=n), agent=AGENT_NAME,
+        return {"reply": AgentReply(text=message("rag.updated", language, ref=ref, n=n), agent=AGENT_NAME,
                                     data={"status": STATUS_OK, "updated_chunks": n})}
 
     async def clarify(self, state: RagState) -> RagState:
@@ -494,4 +467,4 @@ class RagAgent:
         data: dict[str, Any] = {"status": STATUS_NEEDS_CLARIFICATION, "sources": [],
                                 "max_score": outcome.max_score if outcome else 0.0,
                                 "queries": outcome.queries if outcome else []}
-        return {"reply": AgentReply(text=msg(key, language), data=data, agent=AGENT_NAME)}
+        return {"reply": AgentReply(text=message(f"rag.{key}", language), data=data, agent=AGENT_NAME)}

@@ -1,4 +1,4 @@
-"""`hub index`, `hub reindex`, `hub eval rag`, `hub bench rag`.
+"""`hub index` and `hub reindex` (`hub eval rag` and `hub bench rag` live in `ai_llm.evals.rag`).
 
 `hub index` goes through the file store like an upload from the UI: each file is stored by the file-management
 agent (listed, downloadable and deletable in the file panel), which has the RAG agent index it; the command
@@ -9,20 +9,13 @@ then only in the index, under their path).
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from ai_llm.common.cli_output import emit
 from ai_llm.common.settings import Settings, get_settings
-
-
-def _emit(payload: dict[str, Any], as_json: bool, text: str | None = None) -> None:
-    if as_json or text is None:
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
-    else:
-        typer.echo(text)
 
 
 def _documents(paths: list[Path]) -> list[dict[str, Any]]:
@@ -103,7 +96,7 @@ def _index_through_file_store(settings: Settings, docs: list[dict[str, Any]],
 
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
-    """Add the internal-RAG commands to the `hub` CLI."""
+    """Add `hub index` and `hub reindex` to the `hub` CLI."""
 
     @app.command("index")
     def index(
@@ -130,7 +123,7 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                 typer.echo(f"error: the file store at {settings.agent_url('file_management')} did not answer "
                            f"({exc}); start the hub with `hub up`, or use --local", err=True)
                 raise typer.Exit(1) from exc
-        _emit(result["data"], as_json, result["text"])
+        emit(result["data"], as_json, result["text"])
         results = result["data"].get("results") or []
         if results and all(r.get("status") == "error" for r in results):
             raise typer.Exit(1)
@@ -148,41 +141,5 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                        "with DATABASE_URL set to the project's connection string.", err=True)
             raise typer.Exit(2)
         result = asyncio.run(reindex_all(settings, progress=lambda m: typer.echo(m, err=True)))
-        _emit(result, as_json, f"re-embedded {result['chunks']} chunks with {result['embedding_model']} "
-                               f"({result['dimension']} dims)")
-
-    @eval_app.command("rag")
-    def eval_rag(
-        docs: Annotated[Path, typer.Option(help="folder of PDFs to index (e.g. ../shared/eval-data/pdfs)")],
-        qa: Annotated[Path, typer.Option(help="QA JSONL: {id, file, question, answer, pages}")],
-        details: Annotated[bool, typer.Option(help="include per-question rows")] = False,
-        korean_analysis: Annotated[str, typer.Option(
-            help="comma-separated Korean analyses to compare in one run: kiwi, bigrams")] = "kiwi",
-        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
-    ) -> None:
-        """Index the PDFs into a temporary database and score page recall, evidence and no-answer handling."""
-        from ai_llm.internal_rag_agent.evaluation import run_rag_eval
-
-        if not docs.is_dir() or not qa.is_file():
-            typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
-            raise typer.Exit(2)
-        modes = [m.strip() for m in korean_analysis.split(",") if m.strip()]
-        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes))
-        _emit(result, True if as_json else False,
-              None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items() if k != "items"))
-
-    @bench_app.command("rag")
-    def bench_rag(
-        docs: Annotated[Path | None, typer.Option(help="PDFs for the indexing benchmark (default: the shared "
-                                                       "eval PDFs when present)")] = None,
-        chunks: Annotated[int, typer.Option(help="synthetic chunks for HNSW vs exact scan")] = 100_000,
-        insert_chunks: Annotated[int, typer.Option(help="chunks for batched vs per-row insert")] = 1000,
-        queries: Annotated[int, typer.Option(help="queries per latency measurement")] = 20,
-        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
-    ) -> None:
-        """Indexing throughput, batched insert, multi-query latency, HNSW vs exact scan (ratios, one run)."""
-        from ai_llm.internal_rag_agent.benchmark import run_rag_bench
-
-        result = asyncio.run(run_rag_bench(get_settings(), docs, chunks, insert_chunks, queries))
-        _emit(result, True if as_json else False,
-              None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items()))
+        emit(result, as_json, f"re-embedded {result['chunks']} chunks with {result['embedding_model']} "
+                              f"({result['dimension']} dims)")

@@ -30,10 +30,11 @@ from pydantic import BaseModel, Field
 
 from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import EmbeddingError, Embeddings
-from ai_llm.common.llm import LLM, LocalEngine
+from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
 from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, analyze_query, bm25
+from ai_llm.common.text_rules import query_variants, rewrite_query
 from ai_llm.internal_rag_agent.vector_store import ChunkHit, VectorStore
 
 log = logging.getLogger(__name__)
@@ -114,23 +115,38 @@ def english_rendering(query: QueryTerms) -> str:
     return " ".join(words)
 
 
+def rule_queries(question: str) -> list[str]:
+    """The rules' rewrite plus up to three rule-based variants (distinct queries, rewrite first)."""
+    question = normalize(question)
+    return _distinct_queries(rewrite_query(question), [], question)
+
+
+def _distinct_queries(rewrite: str, variants: Sequence[str], question: str) -> list[str]:
+    """The rewrite, then the model's variants, then the rules' variants: up to four distinct queries."""
+    queries = [rewrite]
+    for candidate in [*variants, *query_variants(question, 3)]:
+        if candidate and candidate not in queries:
+            queries.append(candidate)
+        if len(queries) == 4:
+            break
+    return queries
+
+
 class RagSearchService:
     """Hybrid search over a `VectorStore`.
 
     Args:
         store: the vector store.
         embeddings: the embedding port (one batched call per search).
-        llm: `OpenAIChat` for LLM query variants, or the offline `LocalEngine` (rule-based).
+        llm: the LLM port, for query variants (`make_queries`).
         settings: `rag_top_k`, `rag_vector_korean`, `rag_expand_korean`.
     """
 
-    def __init__(self, store: VectorStore, embeddings: Embeddings, llm: LLM | LocalEngine,
-                 settings: Settings) -> None:
+    def __init__(self, store: VectorStore, embeddings: Embeddings, llm: LLM, settings: Settings) -> None:
         self.store = store
         self.embeddings = embeddings
         self.llm = llm
         self.settings = settings
-        self._rules = llm if isinstance(llm, LocalEngine) else LocalEngine(None)
         self._stale_checked_at = -STALE_CHECK_S
         self._stale = 0
 
@@ -158,28 +174,26 @@ class RagSearchService:
         return self.settings.embedding_provider == "openai"
 
     async def make_queries(self, question: str) -> list[str]:
-        """The rewrite plus up to three variants (distinct queries, rewrite first)."""
+        """The model's rewrite plus up to three variants (distinct queries, rewrite first), topped up with the
+        rules' variants; when the call fails, the rules' queries (`rule_queries`, counted as degraded).
+
+        Raises:
+            OfflineUnsupported: no model is configured (the caller decides what offline searches with).
+        """
         question = normalize(question)
-        rewrite = self._rules.rewrite_query(question)
-        variants: list[str] = []
-        if getattr(self.llm, "online", False):
-            try:
-                plan = await self.llm.parse(
-                    [{"role": "system", "content": "You write search queries for a document search engine. "
-                      "Keep codes, numbers and names exactly. Give one variant in English and one in Korean "
-                      "when the documents may be written in either."},
-                     {"role": "user", "content": question}], QueryPlan, purpose="rag_query_variants")
-                rewrite = normalize(plan.rewrite) or rewrite
-                variants = [normalize(v) for v in plan.variants if normalize(v)]
-            except Exception as exc:  # fall back to the rules; a search must not fail on variants
-                note_degraded("llm_query_variants", exc)
-        queries = [rewrite]
-        for candidate in [*variants, *self._rules.query_variants(question, 3)]:
-            if candidate and candidate not in queries:
-                queries.append(candidate)
-            if len(queries) == 4:
-                break
-        return queries
+        try:
+            plan = await self.llm.parse(
+                [{"role": "system", "content": "You write search queries for a document search engine. "
+                  "Keep codes, numbers and names exactly. Give one variant in English and one in Korean "
+                  "when the documents may be written in either."},
+                 {"role": "user", "content": question}], QueryPlan, purpose="rag_query_variants")
+        except OfflineUnsupported:  # not a failure: the caller's offline path
+            raise
+        except LLMError as exc:  # fall back to the rules; a search must not fail on variants
+            note_degraded("llm_query_variants", exc)
+            return rule_queries(question)
+        rewrite = normalize(plan.rewrite) or rewrite_query(question)
+        return _distinct_queries(rewrite, [normalize(v) for v in plan.variants if normalize(v)], question)
 
     async def search(self, question: str, queries: Sequence[str] | None = None, top_k: int | None = None,
                      context: Sequence[str] = ()) -> SearchOutcome:

@@ -10,7 +10,6 @@ from starlette.applications import Starlette
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.events import AgentReply
-from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
 from ai_llm.orchestrator_agent.agent import Orchestrator
 from ai_llm.orchestrator_agent.executor import parse_agent_timeouts
@@ -31,21 +30,22 @@ SKILLS = [{
 }]
 
 
-def build_orchestrator(deps: HubDeps, agents: AgentRegistry | Mapping[str, RemoteAgent] | None = None) -> Orchestrator:
+def build_orchestrator(deps: HubDeps, *,
+                       agents: AgentRegistry | Mapping[str, RemoteAgent] | None = None) -> Orchestrator:
     """The orchestrator over the hub's agents (or the given ones), configured from `deps.settings`."""
     settings = deps.settings
-    offline_engine = deps.llm if isinstance(deps.llm, LocalEngine) else LocalEngine(deps.embeddings)
     return Orchestrator(
         deps.llm, agents if agents is not None else build_registry(settings),
-        offline_engine=offline_engine, step_timeout_s=settings.orchestrator_step_timeout_s,
+        step_timeout_s=settings.orchestrator_step_timeout_s,
         planning_model=settings.llm_model, synthesis_model=settings.synthesis_model,
         relevance_threshold=settings.relevance_threshold, default_language=settings.ui_language,
         agent_timeouts=parse_agent_timeouts(settings.orchestrator_agent_timeouts))
 
 
-def create_app(deps: HubDeps, url: str, agents: AgentRegistry | Mapping[str, RemoteAgent] | None = None) -> Starlette:
+def create_app(deps: HubDeps, url: str, *,
+               agents: AgentRegistry | Mapping[str, RemoteAgent] | None = None) -> Starlette:
     """The orchestrator's A2A app. `agents` overrides the registry built from settings (tests)."""
-    orchestrator = build_orchestrator(deps, agents)
+    orchestrator = build_orchestrator(deps, agents=agents)
 
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
         return await orchestrator.handle(request, progress)

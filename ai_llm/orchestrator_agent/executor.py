@@ -19,6 +19,7 @@ from typing import Any
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnavailable, RemoteAgent, RemoteAgentError
 from ai_llm.common.degraded import add_degraded
 from ai_llm.common.events import STATUS_ERROR, STATUS_OK, StatusEvent
+from ai_llm.common.messages import DEFAULT_LANGUAGE, catalog, message
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, topological_layers
 
 #: Step statuses beyond the agents' own (`ok`, `no_result`, `needs_clarification`, `error`).
@@ -194,14 +195,14 @@ class PlanExecutor:
                 result = StepResult(index, step.agent, STATUS_SKIPPED, error=f"inputs unavailable: {missing}")
             else:
                 if emit is not None:
-                    await emit(_start_message(step.agent, base.get("language", "ko")), stage="step_start",
+                    await emit(_start_message(step.agent, base.get("language", DEFAULT_LANGUAGE)), stage="step_start",
                                progress=round(0.1 + 0.75 * len(results) / total, 3), agent=step.agent,
                                data={"step": index})
                 call = self.build_call(step, usable, base, context_id)
                 result = await self.run_step(index, step, call, emit)
             results[index] = result
             if emit is not None:
-                await emit(_done_message(result, base.get("language", "ko")), stage="step_done",
+                await emit(_done_message(result, base.get("language", DEFAULT_LANGUAGE)), stage="step_done",
                            progress=round(0.1 + 0.75 * len(results) / total, 3), agent=step.agent,
                            data={"step": index, "status": result.status})
             if on_step_done is not None:
@@ -231,32 +232,18 @@ def parse_agent_timeouts(raw: str | None) -> dict[str, float]:
     return out
 
 
-AGENT_LABELS = {
-    "ko": {"internal_rag": "사내 문서 검색", "web_research": "웹 검색", "file_management": "파일 관리",
-           "report_writing": "보고서 작성"},
-    "en": {"internal_rag": "internal document search", "web_research": "web research",
-           "file_management": "file management", "report_writing": "report writing"},
-}
-
-
 def agent_label(agent: str, language: str) -> str:
     """A person-readable name of an agent (`사내 문서 검색`), falling back to the agent name."""
-    return AGENT_LABELS.get(language, AGENT_LABELS["ko"]).get(agent, agent)
+    key = f"orchestrator.agent_{agent}"
+    return message(key, language) if key in catalog() else agent
 
 
 def _start_message(agent: str, language: str) -> str:
-    if language == "en":
-        return f"▶️ Asking {agent_label(agent, language)} ({agent})…"
-    return f"▶️ {agent_label(agent, language)}({agent}) 에이전트에 요청 중…"
+    return message("orchestrator.step_start", language, label=agent_label(agent, language), agent=agent)
 
 
 def _done_message(result: StepResult, language: str) -> str:
-    label = agent_label(result.agent, language)
-    seconds = result.elapsed_ms / 1000
-    if language == "en":
-        if result.failed:
-            return f"⚠️ {label} ({result.agent}) failed: {result.status}"
-        return f"✅ {label} ({result.agent}) finished in {seconds:.1f}s ({result.status})"
+    fields = {"label": agent_label(result.agent, language), "agent": result.agent, "status": result.status}
     if result.failed:
-        return f"⚠️ {label}({result.agent}) 실패: {result.status}"
-    return f"✅ {label}({result.agent}) 완료 ({seconds:.1f}초, {result.status})"
+        return message("orchestrator.step_failed", language, **fields)
+    return message("orchestrator.step_done", language, seconds=result.elapsed_ms / 1000, **fields)

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ai_llm.common.llm import LLM, LLMError, LocalEngine
+from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported, make_llm
+from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
 from ai_llm.common.text_analysis import analyze_query
 from ai_llm.orchestrator_agent import intents
@@ -40,7 +41,8 @@ log = logging.getLogger(__name__)
 RAG, WEB, FILES, REPORT = "internal_rag", "web_research", "file_management", "report_writing"
 VERIFY_FACT = "verify_fact"
 
-#: Keyword groups given to `LocalEngine.classify` (label -> patterns).
+#: Keyword groups whose hits the offline decision reports (label -> patterns); the DIRECT group also lets a
+#: greeting or rework-the-answer phrase be DIRECT without the model's confidence.
 KEYWORDS: dict[str, Sequence[str]] = {
     "INTERNAL_SEARCH": intents.INTERNAL,
     "WEB_SEARCH": intents.WEB,
@@ -126,12 +128,10 @@ class OfflineClassifier:
            capability text.
 
     Args:
-        engine: the offline engine (kept for the constructor's contract; the model needs no embeddings).
-        model: the intent model (the shipped file by default).
+        model: the intent model (the shipped file by default, read on first use).
     """
 
-    def __init__(self, engine: LocalEngine | None = None, model: IntentModel | None = None) -> None:
-        self.engine = engine
+    def __init__(self, model: IntentModel | None = None) -> None:
         self._model = model
 
     @property
@@ -260,7 +260,7 @@ class Planner:
     """Plans with the LLM when one is configured, else (or when it fails) with the offline classifier.
 
     Args:
-        llm: the LLM port (`online` decides the path).
+        llm: the LLM port (offline, its `OfflineUnsupported` sends every request to the offline classifier).
         offline: the offline classifier (also the fallback of the LLM path).
         model: model for planning (`LLM_MODEL`, `gpt-4o-mini` by default).
     """
@@ -284,15 +284,15 @@ class Planner:
             catalog: the RAG agent's document catalog (file names, titles, key terms).
             previous: the previous turn of this conversation (`intent`, `question`), for follow-ups.
         """
-        if getattr(self.llm, "online", False):
-            try:
-                return await self._plan_llm(text, agents, history, catalog, previous)
-            except LLMError as exc:
-                log.warning("LLM planning failed, using the offline planner: %s", exc)
-                outcome = await self._plan_offline(text, agents, catalog, previous)
-                outcome.notes.insert(0, f"LLM planner failed ({str(exc)[:120]}); offline plan used")
-                return outcome
-        return await self._plan_offline(text, agents, catalog, previous)
+        try:
+            return await self._plan_llm(text, agents, history, catalog, previous)
+        except OfflineUnsupported:  # offline mode: the classifier plans (not a failure)
+            return await self._plan_offline(text, agents, catalog, previous)
+        except LLMError as exc:
+            log.warning("LLM planning failed, using the offline planner: %s", exc)
+            outcome = await self._plan_offline(text, agents, catalog, previous)
+            outcome.notes.insert(0, f"LLM planner failed ({str(exc)[:120]}); offline plan used")
+            return outcome
 
     def _documents(self, catalog: Sequence[dict[str, Any]]) -> list[DocumentTerms]:
         key = json.dumps(list(catalog), sort_keys=True, ensure_ascii=False, default=str)
@@ -367,6 +367,11 @@ class Planner:
         outcome.notes = [*notes, "no usable LLM plan; offline plan used", *outcome.notes]
         outcome.attempts = 2
         return outcome
+
+
+def make_planner(settings: Settings) -> Planner:
+    """The planner the orchestrator runs, configured from settings (the LLM when one is set, else offline)."""
+    return Planner(make_llm(settings), OfflineClassifier(), model=settings.llm_model)
 
 
 def describe_plan(plan: IntentPlan) -> str:

@@ -12,7 +12,8 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ai_llm.common.llm import LLM, LLMError
+from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
+from ai_llm.common.messages import message
 from ai_llm.orchestrator_agent.executor import StepResult, agent_label
 
 log = logging.getLogger(__name__)
@@ -86,15 +87,14 @@ def _section_title(result: StepResult, language: str) -> str:
 
 def structured_merge(results: Sequence[StepResult], sources: Sequence[dict[str, Any]], language: str) -> str:
     """The offline synthesis: one section per source agent (its answer as is), then every source once."""
-    heading = "여러 에이전트의 결과를 모았습니다." if language == "ko" else "Results gathered from several agents."
-    parts = [heading]
+    parts = [message("orchestrator.merge_heading", language)]
     for result in results:
         if result.failed:
             continue
-        body = result.text.strip() or ("(결과 없음)" if language == "ko" else "(no result)")
+        body = result.text.strip() or message("orchestrator.merge_empty", language)
         parts.append(f"{_section_title(result, language)}\n{body}")
     if sources:
-        parts.append(("**출처:**" if language == "ko" else "**Sources:**") + "\n"
+        parts.append(message("orchestrator.sources", language) + "\n"
                      + "\n".join(format_source(s) for s in sources))
     return "\n\n".join(parts)
 
@@ -103,7 +103,7 @@ async def synthesize(llm: LLM, question: str, results: Sequence[StepResult], sou
                      language: str, model: str | None = None) -> tuple[str, str]:
     """Merge a HYBRID plan's results. Returns (text, method) with method `llm`, `merge` or `merge-fallback`."""
     usable = [r for r in results if not r.failed]
-    if not getattr(llm, "online", False) or not usable:
+    if not usable:
         return structured_merge(results, sources, language), "merge"
     blocks = []
     for result in usable:
@@ -117,6 +117,8 @@ async def synthesize(llm: LLM, question: str, results: Sequence[StepResult], sou
                 {"role": "user", "content": user}]
     try:
         text = await llm.chat(messages, model=model, purpose="synthesis")
+    except OfflineUnsupported:  # offline mode: the structured merge is the synthesis, not a fallback
+        return structured_merge(results, sources, language), "merge"
     except LLMError as exc:
         log.warning("synthesis failed, structured merge used: %s", exc)
         return structured_merge(results, sources, language), "merge-fallback"

@@ -13,16 +13,10 @@ from typing import Any
 
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.messages import message
 from ai_llm.report_writing_agent.file_store_client import FileStoreClient, ReportSaveError
-from ai_llm.report_writing_agent.report_builder import PHRASES, ReportBuilder
+from ai_llm.report_writing_agent.report_builder import ReportBuilder
 from ai_llm.report_writing_agent.report_render import reference_line, to_docx, to_markdown
-
-MESSAGES = {
-    "ko": {"writing": "📝 보고서를 작성하는 중…", "saving": "💾 보고서 파일을 저장하는 중…",
-           "download": "다운로드", "save_failed": "보고서 파일을 저장하지 못했습니다"},
-    "en": {"writing": "📝 Writing the report…", "saving": "💾 Saving the report files…",
-           "download": "Download", "save_failed": "Could not save the report files"},
-}
 
 
 def file_stem(title: str, when: datetime) -> str:
@@ -48,13 +42,12 @@ class ReportAgent:
 
     async def __call__(self, request: AgentRequest, progress: Progress) -> AgentReply:
         lang = str(request.data.get("language") or self.default_language)
-        m = MESSAGES.get(lang, MESSAGES["ko"])
         previous = [r for r in request.data.get("previous_results") or [] if isinstance(r, dict)]
-        await progress(m["writing"], stage="writing", progress=0.2)
+        await progress(message("report.writing", lang), stage="writing", progress=0.2)
         report = await self.builder.build(request.text, previous, lang)
         markdown = to_markdown(report)
         stem = file_stem(report.title, report.created_at)
-        await progress(m["saving"], stage="saving", progress=0.8)
+        await progress(message("report.saving", lang), stage="saving", progress=0.8)
         files: list[dict[str, Any]] = []
         error: str | None = None
         try:
@@ -63,15 +56,15 @@ class ReportAgent:
                 files.append({"id": record["id"], "name": record["name"], "download_url": record["download_url"]})
         except ReportSaveError as exc:
             error = str(exc)
-        p = PHRASES.get(lang, PHRASES["ko"])
         lines = [f"## {report.title}", "", report.summary, ""]
         if files:
             links = " · ".join(f"[{f['name']}]({f['download_url']})" for f in files)
-            lines += [f"📄 {m['download']}: {links}", ""]
+            lines += [f"📄 {message('report.download', lang)}: {links}", ""]
         if report.references:
-            lines += [f"**{p['references']}:**", *[f"{r.number}. {reference_line(r)}" for r in report.references]]
+            lines += [f"**{message('report.references', lang)}:**",
+                      *[f"{r.number}. {reference_line(r)}" for r in report.references]]
         if error:
-            lines += ["", f"⚠️ {m['save_failed']}: {error}", "", markdown]
+            lines += ["", f"⚠️ {message('report.save_failed', lang)}: {error}", "", markdown]
         status = STATUS_ERROR if error else (STATUS_NO_RESULT if report.empty else STATUS_OK)
         data: dict[str, Any] = {"status": status, "title": report.title, "files": files,
                                 "sources": [r.to_source() for r in report.references],

@@ -1,7 +1,7 @@
 """A2A server of the report-writing agent: card, executor, app.
 
-`deps.extras` may inject `report_files` (a `FileStoreClient`) for tests; by default reports are saved
-through the file agent at `settings.agent_url('file_management')`.
+Reports are saved through the file agent at `settings.agent_url('file_management')`, or through the
+`report_files` client a test passes.
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ SKILLS = [{"id": "write_report", "name": "보고서 작성", "description": DESC
            "examples": ["위 결과로 보고서 작성해줘", "write a report on the infection prevention guidance"]}]
 
 
-def create_app(deps: HubDeps, url: str) -> Starlette:
-    """The report-writing agent's A2A app."""
+def create_app(deps: HubDeps, url: str, *, report_files: FileStoreClient | None = None) -> Starlette:
+    """The report-writing agent's A2A app (`report_files`: where reports are saved, by default the file agent)."""
     settings = deps.settings
-    files = deps.extras.get("report_files") or FileStoreClient(settings.agent_url("file_management"),
-                                                               token=settings.hub_token)
+    files = report_files or FileStoreClient(settings.agent_url("file_management"), token=settings.hub_token)
     agent = ReportAgent(ReportBuilder(deps.llm), files, settings.ui_language)
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
     return build_agent_app(card, HubAgentExecutor(AGENT_NAME, agent), token=settings.hub_token)

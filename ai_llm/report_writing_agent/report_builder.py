@@ -13,6 +13,7 @@ budget are condensed to their most relevant sentences first.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -23,9 +24,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ai_llm.common.llm import LLMError, LocalEngine, OpenAIChat
+from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
+from ai_llm.common.messages import LANGUAGES, message
 from ai_llm.common.text import ENGLISH_STOPWORDS, content_words, split_sentences
 from ai_llm.common.text_analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, kiwi
+from ai_llm.common.text_rules import extract_answer, rank_sentences
 
 log = logging.getLogger(__name__)
 
@@ -59,24 +62,10 @@ _SOURCE_ITEM = re.compile(r"^(?:[-*]|\d+\.)\s*(?:\*\*[^*]+\*\*|\[[^\]]+\]\([^)]+
 _LINK = re.compile(r"\[([^\]]+)\]\((?:https?://|/)[^)]*\)")
 _CITATION = re.compile(r"\s*\[(\d+)\]")
 _INTRO_LINE = re.compile(r"^.{0,60}[:：]$")
-_MERGE_HEADINGS = ("여러 에이전트의 결과를 모았습니다.", "Results gathered from several agents.")
 _SAFE_URL = re.compile(r"^(https?://|/api/)", re.I)
 _SERVER_PATH = re.compile(r"^(/|~|file:|[A-Za-z]:[\\/])")
-AGENT_LABELS = {
-    "ko": {"internal_rag": "내부 문서 검색 결과", "web_research": "웹 조사 결과", "file_management": "파일 정보",
-           "orchestrator": "종합 결과"},
-    "en": {"internal_rag": "Internal documents", "web_research": "Web research", "file_management": "Files",
-           "orchestrator": "Combined results"},
-}
-PHRASES = {
-    "ko": {"report": "보고서", "summary": "요약", "conclusion": "결론", "references": "참고 문헌",
-           "date": "작성일", "question": "질문", "nothing": "보고할 내용이 없습니다. 이전 단계에서 전달된 결과가 없습니다.",
-           "basis": "{steps}개 단계의 결과와 {refs}개 출처를 바탕으로 정리했습니다.", "page": "p."},
-    "en": {"report": "Report", "summary": "Summary", "conclusion": "Conclusion", "references": "References",
-           "date": "Date", "question": "Question", "nothing": "There is nothing to report: the earlier steps "
-           "returned no results.", "basis": "Compiled from {steps} step result(s) and {refs} source(s).",
-           "page": "p."},
-}
+#: Agents whose sections have a heading in the catalog (`report.agent_<name>`); another is headed by its name.
+_LABELLED_AGENTS = frozenset({"internal_rag", "web_research", "file_management", "orchestrator"})
 
 
 def safe_url(url: str) -> str:
@@ -240,10 +229,10 @@ def topic_from_question(question: str) -> str:
 
 
 def make_title(topic: str, language: str) -> str:
-    phrases = PHRASES.get(language, PHRASES["ko"])
+    report = message("report.report", language)
     if language == "ko":
-        return f"{topic} {phrases['report']}".strip()
-    return f"{phrases['report']}: {topic}" if topic else phrases["report"]
+        return f"{topic} {report}".strip()
+    return f"{report}: {topic}" if topic else report
 
 
 def question_of(previous: list[dict[str, Any]]) -> str:
@@ -255,6 +244,12 @@ def question_of(previous: list[dict[str, Any]]) -> str:
             if isinstance(value, str) and value.strip():
                 return value.strip()
     return ""
+
+
+@functools.cache
+def _merge_headings() -> frozenset[str]:
+    """The orchestrator's heading above merged results, in every language (not part of any answer)."""
+    return frozenset(message("orchestrator.merge_heading", language) for language in LANGUAGES)
 
 
 def _file_label(source: dict[str, Any]) -> str:
@@ -305,7 +300,7 @@ def parse_answer(text: str, local: list[Reference], everyone: list[Reference]) -
         flush(None, None)
         line = raw.strip()
         if (not line or line.startswith(("#", "⚠️", "파일 위치", "File:")) or _SOURCE_ITEM.match(line)
-                or line in _MERGE_HEADINGS):
+                or line in _merge_headings()):
             continue
         line = _clean_line(re.sub(r"^(?:[-*•]|\d+\.)\s+", "", line))
         if not line or _INTRO_LINE.match(line) or (line.endswith("**") and len(line) < 40):
@@ -373,12 +368,12 @@ def collect_references(previous: list[dict[str, Any]]) -> tuple[list[ReportInput
     return inputs, refs
 
 
-def condense(text: str, question: str, budget: int, engine: LocalEngine) -> str:
+def condense(text: str, question: str, budget: int) -> str:
     """`text` if it fits `budget`, else its sentences most relevant to `question`, in original order."""
     if len(text) <= budget:
         return text
     sentences = split_sentences(text)
-    ranked = engine.rank_sentences(question, [text]) if question.strip() else []
+    ranked = rank_sentences(question, [text]) if question.strip() else []
     chosen: set[str] = set()
     size = 0
     for _, sentence in ranked:
@@ -404,54 +399,51 @@ def _norm(text: str) -> str:
 
 
 def _heading(item: ReportInput, language: str) -> str:
-    labels = AGENT_LABELS.get(language, AGENT_LABELS["ko"])
     if item.agent == "orchestrator" and len(item.kinds) == 1:  # a saved answer: named by what it is based on
-        return labels["internal_rag" if "file" in item.kinds else "web_research"]
-    return labels.get(item.agent, item.agent)
+        return message("report.agent_internal_rag" if "file" in item.kinds else "report.agent_web_research", language)
+    return message(f"report.agent_{item.agent}", language) if item.agent in _LABELLED_AGENTS else item.agent
 
 
 class ReportBuilder:
     """Turns an instruction and earlier results into a `Report`.
 
     Args:
-        llm: the hub's LLM port (`OpenAIChat` online, `LocalEngine` offline).
+        llm: the hub's LLM port; it writes the prose (offline, or when it fails, the report quotes the inputs).
         context_budget: characters of input the LLM sees at most.
     """
 
-    def __init__(self, llm: OpenAIChat | LocalEngine | Any, context_budget: int = CONTEXT_BUDGET_CHARS) -> None:
+    def __init__(self, llm: LLM, context_budget: int = CONTEXT_BUDGET_CHARS) -> None:
         self.llm = llm
         self.context_budget = context_budget
-        self.engine = llm if isinstance(llm, LocalEngine) else LocalEngine(None)
 
     async def build(self, instruction: str, previous: list[dict[str, Any]], language: str = "ko") -> Report:
-        phrases = PHRASES.get(language, PHRASES["ko"])
         question = question_of(previous)
         topic = topic_of(instruction) or topic_from_question(question)
         title = make_title(topic, language)
         inputs, refs = collect_references(previous)
         if not any(i.text or i.quotes for i in inputs):
-            return Report(title, phrases["nothing"], [], phrases["nothing"], refs, language, empty=True,
-                          question=question)
+            nothing = message("report.nothing", language)
+            return Report(title, nothing, [], nothing, refs, language, empty=True, question=question)
         focus = question or topic or instruction
-        if getattr(self.llm, "online", False):
-            try:
-                return await self._build_with_llm(title, focus, question, inputs, refs, language)
-            except LLMError as exc:  # the model failed: the offline report is still true to the inputs
-                log.warning("report LLM failed, writing offline: %s", exc)
+        try:
+            return await self._build_with_llm(title, focus, question, inputs, refs, language)
+        except OfflineUnsupported:  # offline mode: the report quotes the inputs
+            pass
+        except LLMError as exc:  # the model failed: the offline report is still true to the inputs
+            log.warning("report LLM failed, writing offline: %s", exc)
         return self._build_offline(title, focus, question, inputs, refs, language)
 
     def _key_quotes(self, focus: str, quotes: list[Quote]) -> list[Quote]:
         """The quotes that best answer `focus`, at most `SUMMARY_SENTENCES`, in reading order."""
         if len(quotes) <= SUMMARY_SENTENCES:
             return quotes
-        ranked = [s for _, s in self.engine.rank_sentences(focus, [q.text for q in quotes])]
+        ranked = [s for _, s in rank_sentences(focus, [q.text for q in quotes])]
         keep = {_norm(s) for s in ranked[:SUMMARY_SENTENCES]} or {_norm(q.text) for q in quotes[:SUMMARY_SENTENCES]}
         chosen = [q for q in quotes if _norm(q.text) in keep]
         return chosen[:SUMMARY_SENTENCES] or quotes[:SUMMARY_SENTENCES]
 
     def _build_offline(self, title: str, focus: str, question: str, inputs: list[ReportInput],
                        refs: list[Reference], language: str) -> Report:
-        phrases = PHRASES.get(language, PHRASES["ko"])
         sections = []
         seen: dict[str, int] = {}
         for item in inputs:
@@ -461,7 +453,7 @@ class ReportBuilder:
             seen[heading] = seen.get(heading, 0) + 1
             if seen[heading] > 1:
                 heading = f"{heading} ({seen[heading]})"
-            body = condense(item.text, focus, SECTION_BUDGET_CHARS, self.engine) if item.text else ""
+            body = condense(item.text, focus, SECTION_BUDGET_CHARS) if item.text else ""
             if body:
                 body = f"{body} {_cite(item.references)}".strip()
             sections.append(Section(heading, body, item.references, list(item.quotes)))
@@ -473,12 +465,11 @@ class ReportBuilder:
                                for q in self._key_quotes(focus, quoted))
         else:
             texts = [i.text for i in inputs if i.text]
-            summary = self.engine.extract_answer(focus, texts, max_sentences=SUMMARY_SENTENCES) \
-                if content_words(focus) else ""
+            summary = extract_answer(focus, texts, max_sentences=SUMMARY_SENTENCES) if content_words(focus) else ""
             if not summary:
                 firsts = [split_sentences(t)[0] for t in texts if split_sentences(t)]
                 summary = " ".join(firsts[:SUMMARY_SENTENCES])
-        conclusion = phrases["basis"].format(steps=len(inputs), refs=len(refs))
+        conclusion = message("report.basis", language, steps=len(inputs), refs=len(refs))
         return Report(title, summary, sections, conclusion, refs, language, question=question)
 
     def _prompt(self, title: str, focus: str, question: str, inputs: list[ReportInput], refs: list[Reference],
@@ -488,7 +479,7 @@ class ReportBuilder:
         for i, item in enumerate(inputs, start=1):
             quoted = [f"> {q.text} [{q.reference}]" + (f" (p.{q.page})" if q.page else "")
                       for q in item.quotes if q.reference]
-            text = condense(item.text, focus, share, self.engine) if item.text else ""
+            text = condense(item.text, focus, share) if item.text else ""
             body = "\n".join([*quoted, text]).strip()
             blocks.append(f"### Input {i} (from {item.agent}; cite as {_cite(item.references) or 'no source'})\n{body}")
         ref_lines = [f"[{r.number}] {r.label} {r.page_label} {r.url if r.type == 'web' else ''}".strip()

@@ -14,7 +14,8 @@ import docx
 from docx.oxml.ns import qn
 from docx.shared import Pt
 
-from ai_llm.report_writing_agent.report_builder import PHRASES, Quote, Reference, Report
+from ai_llm.common.messages import message
+from ai_llm.report_writing_agent.report_builder import Quote, Reference, Report
 
 #: East Asian font of the body text, so Hangul renders in Word without font substitution surprises.
 EAST_ASIAN_FONT = "Malgun Gothic"
@@ -34,18 +35,21 @@ def quote_source(report: Report, quote: Quote) -> str:
 
 
 def _header_lines(report: Report) -> list[str]:
-    p = PHRASES.get(report.language, PHRASES["ko"])
-    lines = [f"{p['date']}: {report.created_at:%Y-%m-%d %H:%M}"]
+    lines = [f"{message('report.date', report.language)}: {report.created_at:%Y-%m-%d %H:%M}"]
     if report.question:
-        lines.append(f"{p['question']}: {report.question}")
+        lines.append(f"{message('report.question', report.language)}: {report.question}")
     return lines
 
 
+def _heading(report: Report, key: str) -> str:
+    """The report's fixed heading `key` (summary, conclusion, references) in its language."""
+    return message(f"report.{key}", report.language)
+
+
 def to_markdown(report: Report) -> str:
-    p = PHRASES.get(report.language, PHRASES["ko"])
     lines = [f"# {report.title}", ""]
     lines += [f"_{line}_  " for line in _header_lines(report)]
-    lines += ["", f"## {p['summary']}", "", report.summary, ""]
+    lines += ["", f"## {_heading(report, 'summary')}", "", report.summary, ""]
     for section in report.sections:
         lines += [f"## {section.heading}", ""]
         for quote in section.quotes:
@@ -53,9 +57,9 @@ def to_markdown(report: Report) -> str:
             lines += [f"> {quote.text}", *([">", f"> {source}"] if source else []), ""]
         if section.body:
             lines += [section.body, ""]
-    lines += [f"## {p['conclusion']}", "", report.conclusion, ""]
+    lines += [f"## {_heading(report, 'conclusion')}", "", report.conclusion, ""]
     if report.references:
-        lines += [f"## {p['references']}", ""]
+        lines += [f"## {_heading(report, 'references')}", ""]
         lines += [f"{ref.number}. {reference_line(ref)}" for ref in report.references]
         lines.append("")
     return "\n".join(lines)
@@ -68,7 +72,6 @@ def _set_east_asian_font(document: docx.document.Document) -> None:
 
 
 def to_docx(report: Report) -> bytes:
-    p = PHRASES.get(report.language, PHRASES["ko"])
     document = docx.Document()
     style = document.styles["Normal"]
     style.font.size = Pt(11)  # type: ignore[attr-defined]
@@ -79,7 +82,7 @@ def to_docx(report: Report) -> bytes:
     document.add_heading(report.title, level=0)
     for line in _header_lines(report):
         document.add_paragraph().add_run(line).italic = True
-    document.add_heading(p["summary"], level=1)
+    document.add_heading(_heading(report, "summary"), level=1)
     for paragraph in report.summary.split("\n"):
         if paragraph.strip():
             document.add_paragraph(paragraph.strip())
@@ -93,10 +96,10 @@ def to_docx(report: Report) -> bytes:
         for paragraph in section.body.split("\n"):
             if paragraph.strip():
                 document.add_paragraph(paragraph.strip())
-    document.add_heading(p["conclusion"], level=1)
+    document.add_heading(_heading(report, "conclusion"), level=1)
     document.add_paragraph(report.conclusion)
     if report.references:
-        document.add_heading(p["references"], level=1)
+        document.add_heading(_heading(report, "references"), level=1)
         for ref in report.references:
             entry = document.add_paragraph(style="List Number")
             entry.add_run(ref.label).bold = ref.type == "file"

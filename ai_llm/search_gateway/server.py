@@ -1,6 +1,8 @@
 """MCP server of the search gateway: `web_search`, `news_search`, `fetch_page` over `SearchGateway`.
 
-Streamable HTTP at `/mcp` (plus `GET /healthz`), or stdio. Over HTTP, the hub's Host/Origin guard
+Streamable HTTP at `/mcp`, or stdio. Over HTTP it also serves what other hub processes read instead of
+the gateway's internals: `GET /healthz` (tools, provider chains, cache state) and `GET /telemetry?hours=&recent=`
+(the telemetry summary, `telemetry.telemetry_summary`). The hub's Host/Origin guard
 (`ai_llm/common/http_guard.py`) answers a foreign `Host` with 421 and a cross-origin request with 403, as
 the MCP transport spec asks; with `HUB_TOKEN` set, every call except `/healthz` needs
 `Authorization: Bearer <token>`.
@@ -24,6 +26,7 @@ from ai_llm.common.a2a_server import BearerTokenMiddleware
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import Settings
 from ai_llm.search_gateway.gateway import SearchGateway
+from ai_llm.search_gateway.telemetry import MAX_HOURS, MAX_RECENT, telemetry_summary
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,23 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
     @mcp.custom_route("/healthz", methods=["GET"])
     async def healthz(_: Request) -> Response:
         return JSONResponse({"ok": True, "tools": list(TOOLS), **gw.describe()})
+
+    @mcp.custom_route("/telemetry", methods=["GET"])
+    async def telemetry(request: Request) -> Response:
+        """The telemetry summary of the last `hours` (0 < hours <= MAX_HOURS, default 24) with the `recent`
+        (1–MAX_RECENT, default 50) latest queries; 422 on bad parameters, 503 without a database."""
+        try:
+            hours = float(request.query_params.get("hours", 24))
+            recent = int(request.query_params.get("recent", 50))
+        except ValueError:
+            return JSONResponse({"detail": "hours must be a number and recent an integer"}, status_code=422)
+        if not 0 < hours <= MAX_HOURS or not 1 <= recent <= MAX_RECENT:
+            return JSONResponse({"detail": f"hours must be in (0, {MAX_HOURS}] and recent in [1, {MAX_RECENT}]"},
+                                status_code=422)
+        if gw.db is None:
+            return JSONResponse({"detail": "search telemetry is unavailable: the gateway has no database"},
+                                status_code=503)
+        return JSONResponse(await telemetry_summary(gw.db, hours=hours, recent=recent))
 
     mcp._hub_gateway = gw  # type: ignore[attr-defined]  # the app factory and stdio runner open/close it
     return mcp

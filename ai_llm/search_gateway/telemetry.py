@@ -1,5 +1,6 @@
 """Per-request telemetry of the search gateway (`search_telemetry`, migration 0003) and its summaries:
-`hub search stats` and the backend's dashboard JSON both call `telemetry_summary`."""
+`hub search stats` and the gateway's `GET /telemetry` (the backend's dashboard JSON) both call
+`telemetry_summary`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ai_llm.common.db import Database
+
+#: Largest time window (hours) and number of recent queries `GET /telemetry` serves.
+MAX_HOURS = 24 * 90
+MAX_RECENT = 500
 
 
 @dataclass

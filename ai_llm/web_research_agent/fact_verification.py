@@ -42,6 +42,7 @@ import tldextract
 import yaml
 
 from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.text import content_words, is_korean, normalize, split_sentences, tokenize
 from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit, SearchToolset, ToolsUnavailable
@@ -632,21 +633,20 @@ class FactVerifier:
 
 
 def render(result: dict[str, Any], language: str = "ko") -> str:
-    """Markdown: verdict line, a table of sources (tier, value, date, quote)."""
-    ko = language == "ko"
+    """Markdown: verdict line, a table of sources (tier, value, date, quote); Korean for `ko`, else English."""
+    language = "ko" if language == "ko" else "en"
     if result.get("verified"):
         head = (f"✅ **{result['metric']}**: {result['value_text']} ({result.get('period') or result['date']}) — "
-                + (f"{len(result['sources'])}개 독립 출처에서 확인됨" if ko else
-                   f"confirmed by {len(result['sources'])} independent sources"))
+                + message("web.verify_confirmed", language, count=len(result["sources"])))
         rows = result["sources"]
     else:
         error = result["error"]
-        head = (f"❌ **{result['metric']}**: " + ("검증 실패" if ko else "not verified")
+        head = (f"❌ **{result['metric']}**: " + message("web.verify_failed", language)
                 + f" — `{error['code']}`: {error['reason']}\n\n{result['recommendation']}")
         rows = error["details"].get("sources") or []
     if not rows:
         return head
-    header = "| 출처 | 등급 | 값 | 날짜 | 원문 |" if ko else "| source | tier | value | date | quote |"
+    header = message("web.verify_table_header", language)
     lines = [head, "", header, "|---|---|---|---|---|"]
     for s in rows:
         quote = s["original_text"].replace("|", "\\|")

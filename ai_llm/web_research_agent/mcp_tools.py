@@ -30,7 +30,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -324,12 +324,16 @@ class SearchToolset:
     Args:
         tools_by_server: server name -> the LangChain tools `load_mcp_tools` produced for it.
         agent_name: sent as the gateway's `agent` argument (telemetry) where the tool accepts it.
+        fetch_from: page URL -> the address `fetch_page` reads it from instead (a local copy of a site, as
+            evaluations and tests serve their pages); the page keeps the URL it was asked for.
     """
 
-    def __init__(self, tools_by_server: dict[str, list[BaseTool]], agent_name: str = "web_research") -> None:
+    def __init__(self, tools_by_server: dict[str, list[BaseTool]], agent_name: str = "web_research", *,
+                 fetch_from: Mapping[str, str] | None = None) -> None:
         self.agent_name = agent_name
         self.calls: list[ToolCallLog] = []
         self.bound: dict[str, _Bound] = _bind(tools_by_server)
+        self.fetch_from: dict[str, str] = dict(fetch_from or {})
         self._pool: SearchToolsetPool | None = None
         self._sessions: _Sessions | None = None
 
@@ -340,20 +344,22 @@ class SearchToolset:
         toolset.agent_name = agent_name
         toolset.calls = []
         toolset.bound = sessions.bound
+        toolset.fetch_from = {}
         toolset._pool = pool
         toolset._sessions = sessions
         return toolset
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, settings: Settings, agent_name: str = "web_research") -> AsyncIterator[SearchToolset]:
-        """Connect to every configured MCP server for the duration of the context."""
+    async def open(cls, settings: Settings, agent_name: str = "web_research", *,
+                   fetch_from: Mapping[str, str] | None = None) -> AsyncIterator[SearchToolset]:
+        """Connect to every configured MCP server for the duration of the context (`fetch_from`: see the class)."""
         stack = AsyncExitStack()
         try:
             tools_by_server = await _open_sessions(_client_connections(settings), stack)
             body_failed = False
             try:
-                yield cls(tools_by_server, agent_name)
+                yield cls(tools_by_server, agent_name, fetch_from=fetch_from)
             except BaseException:
                 body_failed = True
                 raise
@@ -412,6 +418,14 @@ class SearchToolset:
 
     async def fetch_page(self, url: str) -> PageContent:
         """Fetch one page's text (an error page, never an exception, when it cannot be read)."""
+        source = self.fetch_from.get(url)
+        if source is not None:
+            page = await self._fetch(source)
+            page.url = url
+            return page
+        return await self._fetch(url)
+
+    async def _fetch(self, url: str) -> PageContent:
         bound = self.bound.get("fetch_page")
         if bound is None:
             return PageContent(url=url, error="no fetch tool configured")

@@ -1,8 +1,10 @@
-"""Prompts and fixed user-facing phrases of the web-research agent (Korean default, English available)."""
+"""Prompts of the web-research agent's ReAct model, and the delimiters that mark web text as untrusted data."""
 
 from __future__ import annotations
 
 import re
+
+from ai_llm.common.messages import message
 
 UNTRUSTED_OPEN = "<<<UNTRUSTED_WEB_CONTENT"
 UNTRUSTED_CLOSE = "UNTRUSTED_WEB_CONTENT>>>"
@@ -28,50 +30,11 @@ Answer format ({language}):
 3. A final "{sources_heading}" list: "- [title](url)" for each source used.
 Every claim needs a source from the tool results; do not copy pages verbatim at length; never invent URLs."""
 
-PHRASES = {
-    "ko": {
-        "no_result": "관련 정보를 찾을 수 없습니다",
-        "no_result_detail": "검색 결과 중 질문과 충분히 관련된 페이지가 없습니다 (최고 관련도 {score:.2f}, 기준 {threshold:.2f}).",
-        "searching_web": "🔍 웹에서 정보를 검색 중… ({query})",
-        "searching_news": "🔍 웹에서 최신 정보를 검색 중… ({query})",
-        "reading": "📄 페이지를 읽는 중… ({title})",
-        "answering": "✍️ 답변을 정리하는 중…",
-        "sources": "출처",
-        "according": "{source}에 따르면",
-        "summary": "요약",
-        "details": "세부 내용",
-        "tools_down": "검색 도구에 연결할 수 없습니다: {error}",
-        "search_down": "웹 검색을 사용할 수 없습니다: {error}",
-        "empty": "질문이 비어 있습니다. 검색할 내용을 입력해 주세요.",
-    },
-    "en": {
-        "no_result": "No relevant information found",
-        "no_result_detail": "No search result matched the question closely enough (best relevance {score:.2f}, "
-                            "threshold {threshold:.2f}).",
-        "searching_web": "🔍 Searching the web… ({query})",
-        "searching_news": "🔍 Searching the web for the latest news… ({query})",
-        "reading": "📄 Reading page… ({title})",
-        "answering": "✍️ Writing the answer…",
-        "sources": "Sources",
-        "according": "According to {source}",
-        "summary": "Summary",
-        "details": "Details",
-        "tools_down": "The search tools cannot be reached: {error}",
-        "search_down": "Web search is unavailable: {error}",
-        "empty": "The question is empty. Please type what to search for.",
-    },
-}
-
-
-def phrase(language: str, key: str, **values: object) -> str:
-    """A fixed user-facing phrase in `language` (`ko` or `en`)."""
-    table = PHRASES.get(language, PHRASES["ko"])
-    return table[key].format(**values)
-
 
 def system_prompt(language: str) -> str:
+    """The ReAct model's system prompt, asking for an answer in `language` (`ko` or `en`)."""
     return SYSTEM_PROMPT.format(untrusted=UNTRUSTED_NOTICE, language="Korean" if language == "ko" else "English",
-                                sources_heading=phrase(language, "sources"))
+                                sources_heading=message("web.sources", language))
 
 
 def _neutralise(text: str) -> str:

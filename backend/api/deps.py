@@ -49,6 +49,10 @@ async def get_file_agent(state: Annotated[BackendState, Depends(get_state)]) -> 
     return state.files
 
 
+async def get_search_gateway(state: Annotated[BackendState, Depends(get_state)]) -> httpx.AsyncClient:
+    return state.gateway
+
+
 StateDep = Annotated[BackendState, Depends(get_state)]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 DbDep = Annotated[Database, Depends(get_db)]
@@ -56,3 +60,4 @@ ChatStoreDep = Annotated[ChatStore, Depends(get_chats)]
 OrchestratorDep = Annotated[RemoteAgent, Depends(get_orchestrator)]
 OrchestratorTasksDep = Annotated[OrchestratorTasks, Depends(get_orchestrator_tasks)]
 FileAgentDep = Annotated[httpx.AsyncClient, Depends(get_file_agent)]
+SearchGatewayDep = Annotated[httpx.AsyncClient, Depends(get_search_gateway)]

@@ -1,9 +1,9 @@
-"""What the backend holds for its lifetime: settings, database, chat store and clients of the agents."""
+"""What the backend holds for its lifetime: settings, database, chat store and clients of the agents and of
+the search gateway."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 
@@ -22,6 +22,11 @@ def agent_headers(settings: Settings) -> dict[str, str]:
     return {"Authorization": f"Bearer {settings.hub_token}"} if settings.hub_token else {}
 
 
+def search_gateway_url(settings: Settings) -> str:
+    """Base URL of the search gateway's HTTP app (its MCP endpoint without `/mcp`)."""
+    return settings.search_gateway_mcp_url.removesuffix("/mcp")
+
+
 def login_required(settings: Settings) -> bool:
     """With a hub token every caller must present it, whatever the bind address: loopback is no trust
     boundary (any local process, any page through a rebinding name)."""
@@ -37,9 +42,9 @@ class BackendState:
     chats: ChatStore
     orchestrator: RemoteAgent
     files: httpx.AsyncClient
+    gateway: httpx.AsyncClient
     require_login: bool
     tasks: OrchestratorTasks = field(init=False)
-    extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def build(cls, settings: Settings, db: Database) -> BackendState:
@@ -47,17 +52,21 @@ class BackendState:
         # Reads may be long (a download streams a whole PDF); connecting must be quick.
         files = httpx.AsyncClient(base_url=file_agent, headers=agent_headers(settings),
                                   timeout=httpx.Timeout(settings.agent_timeout_s, connect=5.0))
+        # The gateway's own HTTP routes (`/telemetry`), never its database or modules.
+        gateway = httpx.AsyncClient(base_url=search_gateway_url(settings), headers=agent_headers(settings),
+                                    timeout=httpx.Timeout(30.0, connect=5.0))
         # A loaded orchestrator may accept slowly; refusing the 40th of 50 parallel chats is worse.
         # Every orchestrator replica (ORCHESTRATOR_URLS), with ejection of one that refuses connections.
         orchestrator = RemoteAgent(settings.agent_urls("orchestrator"), token=settings.hub_token,
                                    timeout_s=settings.agent_timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S,
                                    name="orchestrator", eject_s=settings.agent_eject_s)
         return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
-                   require_login=login_required(settings))
+                   gateway=gateway, require_login=login_required(settings))
 
     def __post_init__(self) -> None:
         self.tasks = OrchestratorTasks(self.orchestrator)
 
     async def close(self) -> None:
         await self.files.aclose()
+        await self.gateway.aclose()
         await self.orchestrator.aclose()

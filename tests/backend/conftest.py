@@ -1,4 +1,5 @@
-"""Backend test fixtures: the backend as a real process in front of real stand-in agent processes.
+"""Backend test fixtures: the backend as a real process in front of real stand-in agent processes and a real
+search gateway.
 
 The stand-ins (tests/backend/servers/) are small real servers speaking the orchestrator's A2A reply shape
 and the file agent's HTTP routes; tests against the real orchestrator, file and RAG agents live in
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.offline_hub import OfflineHub, offline_hub
+from ai_llm.evals.backend.hub import OfflineHub, offline_hub
 from tests.conftest import EVAL_DATA, AgentProcesses
 
 UPLOAD_LIMIT_MB = 1
@@ -50,12 +51,28 @@ def stand_in_file_agent(backend_procs: Processes, stand_in_env: dict[str, str], 
     return child.url
 
 
+def start_search_gateway(procs: Processes, env: dict[str, str], name: str = "search-gateway") -> str:
+    """A real search-gateway process (`python -m ai_llm.search_gateway`, shipped configuration) with `env`;
+    returns its base URL."""
+    child = procs.start(name, "ai_llm.search_gateway", env, "/healthz")
+    assert child.url
+    return child.url
+
+
+@pytest.fixture(scope="session")
+def search_gateway(backend_procs: Processes, stand_in_env: dict[str, str], session_dir: Path) -> str:
+    """The search gateway (no token, no search keys: the web chain is DuckDuckGo) on the session's database,
+    so its telemetry is the rows the tests record there."""
+    return start_search_gateway(backend_procs, {**stand_in_env, "DATA_DIR": str(session_dir / "gateway-data")})
+
+
 @pytest.fixture(scope="session")
 def backend_url(backend_procs: Processes, stand_in_env: dict[str, str], stand_in_orchestrator: str,
-                stand_in_file_agent: str) -> str:
-    """A backend process (`python -m backend`) wired to the stand-in orchestrator and file agent."""
+                stand_in_file_agent: str, search_gateway: str) -> str:
+    """A backend process (`python -m backend`) wired to the stand-in orchestrator and file agent and to the
+    search gateway."""
     env = {**stand_in_env, "ORCHESTRATOR_URL": stand_in_orchestrator, "FILE_AGENT_URL": stand_in_file_agent,
-           "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB)}
+           "SEARCH_GATEWAY_URL": search_gateway, "MAX_UPLOAD_MB": str(UPLOAD_LIMIT_MB)}
     child = backend_procs.start("backend", "backend", env, "/api/health")
     assert child.url
     return child.url

@@ -1,5 +1,5 @@
-"""The backend app in-process (httpx ASGI transport, real Postgres): login/401 on every route, the Host
-check, health, search telemetry, the built UI at `/` and the OpenAPI docs."""
+"""The backend app in-process (httpx ASGI transport, real Postgres, real search-gateway processes): login/401
+on every route, the Host check, health, search telemetry, the built UI at `/` and the OpenAPI docs."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from ai_llm.common.settings import Settings
 from ai_llm.search_gateway.telemetry import TelemetryRow, record
 from backend.api.main import create_app
 from backend.chat_client import stream_chat
-from tests.backend.conftest import Processes
+from tests.backend.conftest import Processes, start_search_gateway
 
 TOKEN = "a-very-secret-hub-token-42"
 #: Reachable without the token: the login itself, the health probe and the UI's static files.
@@ -93,11 +93,14 @@ async def test_backend_without_a_token_needs_no_login(db: Database, tmp_path: Pa
 
 
 async def test_every_route_but_login_health_and_ui_needs_the_token(
-        db: Database, tmp_path: Path, stand_in_orchestrator: str, stand_in_file_agent: str) -> None:
+        db: Database, tmp_path: Path, stand_in_orchestrator: str, stand_in_file_agent: str,
+        backend_procs: Processes, stand_in_env: dict[str, str]) -> None:
     """Iterates over the app's own routes, so a route added later is covered without editing this test:
-    401 without the token on a loopback bind, 2xx with it."""
+    401 without the token on a loopback bind, 2xx with it (the search gateway requiring the token too)."""
+    gateway = start_search_gateway(backend_procs, {**stand_in_env, "HUB_TOKEN": TOKEN,
+                                                   "DATA_DIR": str(tmp_path / "gateway")}, "search-gateway-token")
     settings = make_settings(tmp_path, hub_token=TOKEN, orchestrator_url=stand_in_orchestrator,
-                             file_agent_url=stand_in_file_agent)
+                             file_agent_url=stand_in_file_agent, search_gateway_url=gateway)
     app = create_app(settings, db=db, static_dir=tmp_path / "no-ui")
     routes = routes_of(app)
     assert ("POST", "/api/files") in routes and ("GET", "/api/search/telemetry") in routes
@@ -151,7 +154,8 @@ async def test_agent_calls_carry_the_hub_token(backend_procs: Processes, stand_i
         assert refused.status_code == 401 and "token" in refused.json()["detail"]
 
 
-async def test_health_reports_agents_database_llm_and_search(backend_url: str, stand_in_orchestrator: str) -> None:
+async def test_health_reports_agents_database_llm_and_search(backend_url: str, stand_in_orchestrator: str,
+                                                             search_gateway: str) -> None:
     async with httpx.AsyncClient(base_url=backend_url, timeout=10) as http:
         body = (await http.get("/api/health")).json()
     assert set(body["agents"]) == {"orchestrator", "web_research", "internal_rag", "file_management",
@@ -161,26 +165,37 @@ async def test_health_reports_agents_database_llm_and_search(backend_url: str, s
     assert body["database"] == {"ok": True, "state": "ok", "restarts": 0}
     assert body["llm"] == {"mode": "offline", "model": "local-engine"}
     assert body["search"]["providers"] == ["duckduckgo"]
+    assert body["search"]["gateway"] == {"url": search_gateway, "ok": True, "state": "ok", "restarts": 0}
     assert body["login_required"] is False
 
 
-async def test_health_marks_unreachable_agents(db: Database, tmp_path: Path) -> None:
+async def test_health_marks_unreachable_agents(db: Database, tmp_path: Path, backend_procs: Processes,
+                                               stand_in_env: dict[str, str]) -> None:
+    """The providers are the chain the gateway itself reports (its own keys decide it); none while it is down."""
     dead = f"http://127.0.0.1:{free_port()}"
-    settings = make_settings(tmp_path, orchestrator_url=dead, rag_agent_url=dead, tavily_api_key="tvly-test")
+    gateway = start_search_gateway(backend_procs, {**stand_in_env, "TAVILY_API_KEY": "tvly-test",
+                                                   "DATA_DIR": str(tmp_path / "gateway")}, "search-gateway-tavily")
+    settings = make_settings(tmp_path, orchestrator_url=dead, rag_agent_url=dead, search_gateway_url=gateway)
     async with client(settings, db) as http:
         body = (await http.get("/api/health")).json()
     assert body["agents"]["orchestrator"] == {"url": dead, "ok": False, "state": "down", "restarts": 0}
     assert body["agents"]["internal_rag"]["ok"] is False
     assert body["search"]["providers"] == ["tavily", "duckduckgo"]
+    async with client(make_settings(tmp_path, search_gateway_url=dead), db) as http:
+        body = (await http.get("/api/health")).json()
+    assert body["search"] == {"providers": [], "gateway": {"url": dead, "ok": False, "state": "down",
+                                                           "restarts": 0}}
 
 
-async def test_search_telemetry_summarises_recorded_queries(db: Database, tmp_path: Path) -> None:
+async def test_search_telemetry_summarises_recorded_queries(db: Database, tmp_path: Path,
+                                                            search_gateway: str) -> None:
+    """The backend relays the gateway's `GET /telemetry` (the gateway reads the rows recorded here)."""
     provider = f"test-{uuid.uuid4().hex[:8]}"
     for cache, latency in (("miss", 100.0), ("exact", 2.0), ("miss", 300.0), ("semantic", 4.0)):
         await record(db, TelemetryRow(tool="web_search", query=f"q {cache}", agent="web_research",
                                       provider=provider, cache=cache, branch=0, depth=0, latency_ms=latency,
                                       cost_usd=0.008 if cache == "miss" else 0.0, results=5))
-    async with client(make_settings(tmp_path), db) as http:
+    async with client(make_settings(tmp_path, search_gateway_url=search_gateway), db) as http:
         body = (await http.get("/api/search/telemetry", params={"hours": 1})).json()
         bad = await http.get("/api/search/telemetry", params={"hours": -1})
     assert bad.status_code == 422
@@ -191,6 +206,14 @@ async def test_search_telemetry_summarises_recorded_queries(db: Database, tmp_pa
     recent = [r for r in body["recent"] if r["provider"] == provider]
     assert {r["cache"] for r in recent} == {"miss", "exact", "semantic"}
     assert set(recent[0]) >= {"time", "agent", "query", "provider", "cache", "latency_ms", "cost_usd", "results"}
+
+
+async def test_search_telemetry_without_the_gateway_is_a_clear_503(db: Database, tmp_path: Path) -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    async with client(make_settings(tmp_path, search_gateway_url=dead), db) as http:
+        response = await http.get("/api/search/telemetry")
+    assert response.status_code == 503
+    assert response.json()["detail"].startswith(f"the search gateway is unreachable at {dead}")
 
 
 async def test_serves_the_built_ui_with_spa_fallback(db: Database, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ai_llm.common.settings import PROJECT_ROOT
-from backend.offline_hub import OfflineHub
+from ai_llm.evals.backend.hub import OfflineHub
 from tests.conftest import EVAL_DATA, eval_pdf
 
 pytestmark = pytest.mark.e2e

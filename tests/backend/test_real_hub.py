@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
 from ai_llm.internal_rag_agent.cli import _index_through_file_store
 from backend.chat_client import ChatEvent, stream_chat
-from backend.offline_hub import OfflineHub, upload_and_wait
 from tests.conftest import eval_pdf
 
 PDF = "lewis2020_rag_paper_arxiv2005.11401.pdf"

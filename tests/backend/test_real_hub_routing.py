@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from ai_llm.common.a2a_client import RemoteAgent
-from backend.offline_hub import OfflineHub, upload_and_wait
+from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
 from tests.conftest import eval_pdf
 
 PDFS = ["cdc_outpatient_infection_prevention_guide.pdf", "infineon_i2c_protocol_v2.02.pdf",

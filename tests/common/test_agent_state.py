@@ -153,23 +153,24 @@ async def test_the_orchestrators_remembered_answer_is_shared_through_the_databas
     """Two orchestrator instances (replicas, or one before and after a restart) on one database: the
     second quotes the answer the first gave in that conversation, and in no other."""
     from ai_llm.common.llm import LocalEngine
-    from ai_llm.orchestrator_agent.agent import MESSAGES, Orchestrator
+    from ai_llm.common.messages import message
+    from ai_llm.orchestrator_agent.agent import Orchestrator
     from tests.orchestrator_agent.helpers import Recorder
 
     store = PostgresConversationStore(db)
     ctx = str(uuid.uuid4())
-    first = Orchestrator(LocalEngine(None), {})
+    first = Orchestrator(LocalEngine(), {})
     hello = await first.handle(AgentRequest(text="안녕하세요", context_id=ctx, store=store), Recorder().progress)
     assert hello.data["intent"] == "DIRECT"
-    second = Orchestrator(LocalEngine(None), {})
+    second = Orchestrator(LocalEngine(), {})
     again = "방금 답변을 세 줄로 요약해줘"
     short = await second.handle(AgentRequest(text=again, context_id=ctx, store=store), Recorder().progress)
-    assert short.text.startswith(MESSAGES["ko"]["previous"])
+    assert short.text.startswith(message("orchestrator.previous"))
     quoted = [line.removeprefix("- ") for line in short.text.splitlines()[1:]]
     assert quoted and all(q in hello.text for q in quoted)  # sentences of the first instance's answer
     other = await second.handle(AgentRequest(text=again, context_id=str(uuid.uuid4()), store=store),
                                 Recorder().progress)
-    assert not other.text.startswith(MESSAGES["ko"]["previous"])
+    assert not other.text.startswith(message("orchestrator.previous"))
 
 
 async def test_an_agent_alone_on_an_unmigrated_database_creates_its_tables_with_the_recorded_model() -> None:

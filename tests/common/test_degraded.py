@@ -21,9 +21,8 @@ from ai_llm.common.a2a_server import (
 )
 from ai_llm.common.degraded import add_degraded, collect_degraded, note_degraded
 from ai_llm.common.events import AgentReply
-from ai_llm.common.process import stop_child
 from ai_llm.common.settings import Settings
-from ai_llm.internal_rag_agent.evaluation import evaluate, rag_environment
+from ai_llm.evals.rag.evaluation import evaluate, rag_environment
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 
 
@@ -95,8 +94,8 @@ async def test_rag_eval_with_the_embedding_server_stopped_mid_run_reports_degrad
         assert indexed.status == "success"
         before = await evaluate(env.agent, qa[:1], details=True)
         assert before["degraded_items"] == 0
-        assert env.embedding_child is not None
-        stop_child(env.embedding_child)  # the embedding server dies in the middle of the evaluation
+        assert env.stop_embedding_server is not None
+        env.stop_embedding_server()  # the embedding server dies in the middle of the evaluation
         after = await evaluate(env.agent, qa[1:], details=True)
     # The question was still answered (keyword search), and the figure says it ran without embeddings.
     assert after["degraded_items"] == 1 and after["degraded"] == ["embeddings"]

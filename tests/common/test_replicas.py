@@ -32,7 +32,7 @@ def spawn(tmp_path: Path) -> Iterator[Spawn]:
 
     def start(replica: int, port: int, delay: float) -> Child:
         host = replica_host(replica)
-        child = start_module(f"rep_{replica}", "ai_llm.orchestrator_agent.bench_agent",
+        child = start_module(f"rep_{replica}", "ai_llm.evals.orchestrator.bench_agent",
                              ["--port", str(port), "--host", host, "--name", f"rep_{replica}",
                               "--delay", str(delay)], {}, tmp_path)
         child.url = f"http://{host}:{port}"

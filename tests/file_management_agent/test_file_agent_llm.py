@@ -3,7 +3,7 @@ protocol; OpenAI is unreachable here), resolving dates by rules; when the model 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -19,8 +19,6 @@ from tests.file_management_agent.conftest import clear_records, file_agent
 class ScriptedLLM:
     """Returns scripted drafts in order (an exception instance is raised instead)."""
 
-    online = True
-
     def __init__(self, *replies: dict[str, Any] | Exception) -> None:
         self.replies = list(replies)
         self.calls: list[CallRecord] = []
@@ -32,6 +30,16 @@ class ScriptedLLM:
         if isinstance(reply, Exception):
             raise reply
         return schema.model_validate(reply)
+
+    async def chat(self, messages: Sequence[dict[str, str]], **_: Any) -> str:
+        raise AssertionError("instructions are mapped with structured output")
+
+    async def stream(self, messages: Sequence[dict[str, str]], **_: Any) -> AsyncIterator[str]:
+        raise AssertionError("instructions are mapped with structured output")
+        yield ""
+
+    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
+        raise AssertionError("instructions are mapped with structured output")
 
 
 async def test_model_mapped_instructions_and_rule_fallback(deps: HubDeps, test_rag: Child) -> None:
@@ -46,7 +54,7 @@ async def test_model_mapped_instructions_and_rule_fallback(deps: HubDeps, test_r
             {"operation": "list", "time_range": "this_week", "extension": "csv"},
             LLMError("scripted outage"),
         )
-        files = FileAgent(agent.service, "en", llm)
+        files = FileAgent(agent.service, llm, "en")
         progress = Progress("file_management")
 
         gone = await files(AgentRequest(text="감염 관련 안내서는 이제 필요 없어, 치워줘", context_id="c1"), progress)

@@ -15,7 +15,7 @@ from ai_llm.common.a2a_server import AgentRequest
 from ai_llm.common.db import Database
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
-from ai_llm.common.llm import CallRecord, LocalEngine
+from ai_llm.common.llm import CallRecord, LLMError, LocalEngine
 from ai_llm.common.settings import Settings
 from ai_llm.internal_rag_agent.agent import (
     GroundedAnswer,
@@ -25,7 +25,7 @@ from ai_llm.internal_rag_agent.agent import (
     strip_artifacts,
 )
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
-from ai_llm.internal_rag_agent.rag_search_service import QueryPlan
+from ai_llm.internal_rag_agent.rag_search_service import QueryPlan, rule_queries
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
 from tests.conftest import EMBEDDING_MODEL
 from tests.internal_rag_agent.conftest import make_pdf, unique_ref
@@ -49,7 +49,7 @@ async def corpus(pg_url: str, embedding_server: str) -> AsyncIterator[Corpus]:
     settings = Settings(database_url=pg_url, embedding_url=embedding_server, _env_file=None)  # type: ignore[call-arg]
     embeddings = OpenAIEmbeddings(embedding_server, EMBEDDING_MODEL)
     db = await Database(pg_url).open()
-    agent = RagAgent(PgVectorStore(db), embeddings, LocalEngine(embeddings), settings)
+    agent = RagAgent(PgVectorStore(db), embeddings, LocalEngine(), settings)
     refs = {"travel": unique_ref("travel"), "security": unique_ref("security")}
     results = await agent.indexing.index_many([
         DocumentInput(refs["travel"], "travel_policy.pdf", file_url="/api/files/t1/download", file_id="t1",
@@ -96,7 +96,7 @@ async def test_multi_query_embeds_all_queries_in_one_call(rag_agent: RagAgent, c
     embeddings = rag_agent.embeddings
     assert isinstance(embeddings, OpenAIEmbeddings)
     service = rag_agent.search_service
-    queries = await service.make_queries("What is the approval code for business travel?")
+    queries = rule_queries("What is the approval code for business travel?")  # the offline multi-query
     assert len(queries) == 4 and len(set(queries)) == 4
     before = embeddings.calls
     outcome = await service.search("What is the approval code for business travel?", queries=queries)
@@ -185,8 +185,6 @@ class ScriptedLLM:
     `answerable` scripts the answer step's judgement (the passages state the answer, or only the topic).
     """
 
-    online = True
-
     def __init__(self, answerable: bool = True) -> None:
         self.calls: list[CallRecord] = []
         self.answerable = answerable
@@ -243,7 +241,7 @@ async def test_a_failed_answer_call_falls_back_to_the_offline_evidence(deps: Any
     class Failing(ScriptedLLM):
         async def parse(self, messages: Sequence[dict[str, str]], schema: type, **kw: Any) -> Any:
             if schema is GroundedAnswer:
-                raise RuntimeError("model unavailable")
+                raise LLMError("model unavailable")
             return await super().parse(messages, schema, **kw)
 
     agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, Failing(), deps.settings)  # type: ignore[arg-type]

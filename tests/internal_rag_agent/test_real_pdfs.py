@@ -34,7 +34,7 @@ async def pdf_agent(pg_url: str, embedding_server: str) -> AsyncIterator[tuple[R
     settings = Settings(database_url=pg_url, embedding_url=embedding_server, _env_file=None)  # type: ignore[call-arg]
     embeddings = OpenAIEmbeddings(embedding_server, EMBEDDING_MODEL)
     db = await Database(pg_url).open()
-    agent = RagAgent(PgVectorStore(db), embeddings, LocalEngine(embeddings), settings)
+    agent = RagAgent(PgVectorStore(db), embeddings, LocalEngine(), settings)
     refs = {key: unique_ref(key) for key in PDFS}
     results = await agent.indexing.index_many([
         DocumentInput(refs[key], name, path=str(eval_pdf(name))) for key, name in PDFS.items()])

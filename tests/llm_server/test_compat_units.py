@@ -145,7 +145,7 @@ async def truncating_server() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]
 
 async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_survives(truncating_server: Any) -> None:
     """A local server speaking the OpenAI wire format (the API itself is unreachable here) cuts every reply."""
-    from ai_llm.common.llm import LocalEngine, StructuredOutputTruncated
+    from ai_llm.common.llm import StructuredOutputTruncated
     from ai_llm.orchestrator_agent.planner import PLAN_MAX_TOKENS, OfflineClassifier, Planner
     from ai_llm.orchestrator_agent.registry import AgentInfo
 
@@ -159,7 +159,7 @@ async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_surv
 
     log.clear()
     agents = {"internal_rag": AgentInfo("internal_rag", True, {"description": "documents", "skills": []})}
-    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("사내 출장 규정 알려줘", agents)
+    outcome = await Planner(llm, OfflineClassifier()).plan("사내 출장 규정 알려줘", agents)
     assert outcome.planner == "offline" and outcome.plan.intent == "INTERNAL_SEARCH"
     assert "token budget" in outcome.notes[0]
     assert [body["max_tokens"] for body in log] == [PLAN_MAX_TOKENS]

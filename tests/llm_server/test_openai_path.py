@@ -27,11 +27,13 @@ from ai_llm.orchestrator_agent.planner import OfflineClassifier, Planner
 from ai_llm.orchestrator_agent.registry import AgentInfo
 from ai_llm.orchestrator_agent.synthesis import step_sources, synthesize
 from ai_llm.search_gateway.telemetry import telemetry_summary
-from ai_llm.web_research_agent.agent import RunState, WebResearchAgent, plan_query
+from ai_llm.web_research_agent.agent import WebResearchAgent
 from ai_llm.web_research_agent.agent_server import DESCRIPTION as WEB_DESCRIPTION
 from ai_llm.web_research_agent.agent_server import SKILLS as WEB_SKILLS
 from ai_llm.web_research_agent.mcp_tools import SearchToolset
 from ai_llm.web_research_agent.prompts import system_prompt
+from ai_llm.web_research_agent.state import RunState
+from ai_llm.web_research_agent.tools import plan_query
 
 pytestmark = pytest.mark.llm_server
 
@@ -55,7 +57,7 @@ async def test_intent_plan_structured_output_parses_into_a_valid_plan(llm: OpenA
     in a supported mode and the plan is valid), or it hit the budget (then the adapter names the truncation
     and the planner answers with its offline plan, saying why). Any other failure is a bug.
     """
-    planner = Planner(llm, OfflineClassifier(_offline_engine()))
+    planner = Planner(llm, OfflineClassifier())
     outcome = await planner.plan("Compare our travel expense policy with the latest government guideline",
                                  AGENTS)
     plan_calls = [c for c in llm.calls if c.kind == "parse" and c.purpose.startswith("plan")]
@@ -126,12 +128,12 @@ async def test_web_agent_tool_call_reaches_the_real_gateway(
     agent = WebResearchAgent(HubDeps(settings=settings, embeddings=embeddings, llm=llm))
     question = "How many passengers does the Seoul subway carry per day?"
     state = RunState()
-    # One ReAct turn of the agent, as `_online` runs it: the agent's own search tools and system prompt, the
+    # One ReAct turn of the agent, as `run_react` runs it: the agent's own search tools and system prompt, the
     # adapter's LangChain model. (The full loop is not run: with a model that never stops calling tools,
     # LangGraph's recursion limit raises out of `research()`; see the report.)
     async with SearchToolset.open(settings) as tools:
-        lc_tools = [t for t in agent.langchain_tools(tools, state, "en", _silent, plan_query(question, "en"))
-                    if t.name != "fetch_page"]
+        research = agent.research_tools(tools, state, "en", _silent)
+        lc_tools = [t for t in research.langchain_tools(plan_query(question, "en")) if t.name != "fetch_page"]
         model = llm.langchain_model(temperature=0.0).bind_tools(lc_tools)
         turn = await model.ainvoke([SystemMessage(system_prompt("en")), HumanMessage(question)])
         assert turn.tool_calls, f"the model answered without a tool call: {turn.content!r}"
@@ -151,7 +153,3 @@ async def _silent(*_: Any, **__: Any) -> None:
     return None
 
 
-def _offline_engine() -> Any:
-    from ai_llm.common.llm import LocalEngine
-
-    return LocalEngine(None)

@@ -22,8 +22,6 @@ class ScriptedLLM:
     `messages`, so tests can assert which paths used a model.
     """
 
-    online = True
-
     def __init__(self, plans: Sequence[BaseModel | Exception] | Callable[[str], BaseModel] = (),
                  chat_text: str = "SYNTHESIZED ANSWER") -> None:
         self._plans = plans if callable(plans) else list(plans)

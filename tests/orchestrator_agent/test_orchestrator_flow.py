@@ -14,13 +14,12 @@ from typing import Any
 
 from ai_llm.common.a2a_server import AgentRequest
 from ai_llm.common.llm import LocalEngine
-from ai_llm.orchestrator_agent.agent import MESSAGES, Orchestrator
+from ai_llm.common.messages import message
+from ai_llm.orchestrator_agent.agent import Orchestrator
 from ai_llm.orchestrator_agent.executor import PlanExecutor
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep
 from tests.orchestrator_agent.conftest import FILE_SOURCE, WEB_SOURCE, ScriptedAgents
 from tests.orchestrator_agent.helpers import Recorder, ScriptedLLM
-
-KO = MESSAGES["ko"]
 
 
 def hub_registry(scripted: ScriptedAgents, rag: str = "rag_ok", web: str = "web_high") -> dict:  # type: ignore[type-arg]
@@ -73,11 +72,11 @@ async def test_independent_steps_of_a_layer_run_in_parallel(scripted: ScriptedAg
 
 
 async def test_internal_search_answer_is_passed_through_with_its_sources(scripted: ScriptedAgents) -> None:
-    llm = LocalEngine(None)
+    llm = LocalEngine()
     orchestrator = Orchestrator(llm, hub_registry(scripted))
     recorder = Recorder()
     reply = await orchestrator.handle(request("사내 휴가 규정에서 연차 일수 알려줘"), recorder.progress)
-    assert reply.text.startswith(KO["rag_prefix"]) and "연차는 입사 첫해 15일입니다." in reply.text
+    assert reply.text.startswith(message("orchestrator.rag_prefix")) and "연차는 입사 첫해 15일입니다." in reply.text
     data = reply.data
     assert data["status"] == "ok" and data["intent"] == "INTERNAL_SEARCH"
     assert data["plan"]["steps"][0]["agent"] == "internal_rag"
@@ -90,7 +89,7 @@ async def test_internal_search_answer_is_passed_through_with_its_sources(scripte
 
 
 async def test_rag_no_result_falls_back_to_the_web(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted, rag="rag_none", web="web_high"))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted, rag="rag_none", web="web_high"))
     recorder = Recorder()
     reply = await orchestrator.handle(request("사내 규정에서 반려동물 동반 출근 기준 알려줘"), recorder.progress)
     notice = recorder.index(stage="fallback")
@@ -105,7 +104,7 @@ async def test_rag_no_result_falls_back_to_the_web(scripted: ScriptedAgents) -> 
 
 
 async def test_low_web_score_after_rag_no_result_says_not_found(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted, rag="rag_none", web="web_low"))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted, rag="rag_none", web="web_low"))
     reply = await orchestrator.handle(request("사내 규정에서 반려동물 동반 출근 기준 알려줘"), Recorder().progress)
     assert reply.text == "관련 정보를 찾을 수 없습니다."
     assert reply.data["status"] == "no_result"
@@ -115,7 +114,7 @@ async def test_low_web_score_after_rag_no_result_says_not_found(scripted: Script
 
 
 async def test_a_web_outage_is_reported_as_an_outage_not_as_nothing_found(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted, rag="rag_none", web="web_outage"))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted, rag="rag_none", web="web_outage"))
     reply = await orchestrator.handle(request("사내 규정에서 반려동물 동반 출근 기준 알려줘"), Recorder().progress)
     assert reply.text.startswith("사내 문서에서 찾지 못했고, 웹 검색도 사용할 수 없습니다")
     assert "serper" in reply.text and "관련 정보를 찾을 수 없습니다" not in reply.text
@@ -123,9 +122,9 @@ async def test_a_web_outage_is_reported_as_an_outage_not_as_nothing_found(script
 
 
 async def test_rag_needs_clarification_asks_to_restate(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted, rag="rag_clarify"))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted, rag="rag_clarify"))
     reply = await orchestrator.handle(request("그 규정 문서에서 그거 알려줘"), Recorder().progress)
-    assert reply.text.startswith(KO["restate"]) and reply.data["status"] == "needs_clarification"
+    assert reply.text.startswith(message("orchestrator.restate")) and reply.data["status"] == "needs_clarification"
     assert len(reply.data["steps"]) == 1  # no web fallback for an unclear question
 
 
@@ -160,7 +159,7 @@ async def test_hybrid_is_the_only_path_that_calls_the_synthesis_llm(scripted: Sc
 
 
 async def test_offline_hybrid_is_a_structured_merge_per_agent(scripted: ScriptedAgents) -> None:
-    llm = LocalEngine(None)
+    llm = LocalEngine()
     orchestrator = Orchestrator(llm, hub_registry(scripted))
     reply = await orchestrator.handle(request("우리 연차 규정을 최신 근로기준법과 비교해줘"), Recorder().progress)
     assert reply.data["intent"] == "HYBRID" and reply.data["synthesis"] == "merge"
@@ -233,23 +232,23 @@ async def test_unknown_agent_in_an_llm_plan_is_never_called(scripted: ScriptedAg
 
 
 async def test_bad_input_gets_a_clear_reply(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted))
     empty = await orchestrator.handle(request("   "), Recorder().progress)
-    assert empty.data["status"] == "needs_clarification" and empty.text == KO["empty"]
+    assert empty.data["status"] == "needs_clarification" and empty.text == message("orchestrator.empty")
     long = await orchestrator.handle(request("가" * 20_001), Recorder().progress)
     assert long.data["status"] == "error" and "20,001" in long.text
     odd = await orchestrator.handle(request("사내 휴가 규정 알려줘", language="fr", history="not a list"),
                                     Recorder().progress)
     assert odd.data["language"] == "ko" and odd.data["status"] == "ok"
     english = await orchestrator.handle(request("   ", language="en"), Recorder().progress)
-    assert english.text == MESSAGES["en"]["empty"]
+    assert english.text == message("orchestrator.empty", "en")
 
 
 async def test_direct_offline_reply_lists_what_the_hub_can_do(scripted: ScriptedAgents) -> None:
     agents = {**hub_registry(scripted), "web_research": scripted.remote("rag_ok", "web_research")}
     agents["file_management"] = type(agents["web_research"])("http://127.0.0.1:9", name="file_management",
                                                               connect_timeout_s=1)
-    orchestrator = Orchestrator(LocalEngine(None), agents)
+    orchestrator = Orchestrator(LocalEngine(), agents)
     reply = await orchestrator.handle(request("안녕하세요"), Recorder().progress)
     assert reply.data["intent"] == "DIRECT" and reply.data["steps"] == []
     assert "사내 문서(PDF 등)를 검색" in reply.text and "(현재 연결되지 않음)" in reply.text
@@ -257,7 +256,7 @@ async def test_direct_offline_reply_lists_what_the_hub_can_do(scripted: Scripted
 
 async def test_input_required_is_passed_up_and_the_next_turn_continues_there(scripted: ScriptedAgents) -> None:
     agents = {**hub_registry(scripted), "file_management": scripted.remote("confirm", "file_management")}
-    orchestrator = Orchestrator(LocalEngine(None), agents)
+    orchestrator = Orchestrator(LocalEngine(), agents)
     first = await orchestrator.handle(request("중복된 파일 삭제해줘", context_id="ctx-1"), Recorder().progress)
     assert first.state == "input_required" and "삭제할까요" in first.text
     second = await orchestrator.handle(request("예", context_id="ctx-1"), Recorder().progress)
@@ -267,7 +266,7 @@ async def test_input_required_is_passed_up_and_the_next_turn_continues_there(scr
 
 
 async def test_save_this_answer_as_a_report_sends_the_previous_answer(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted))
     sent: list[dict[str, Any]] = []
     run_plan = orchestrator.executor.run_plan
 
@@ -290,11 +289,11 @@ async def test_save_this_answer_as_a_report_sends_the_previous_answer(scripted: 
 
 
 async def test_offline_direct_rework_quotes_the_previous_answer(scripted: ScriptedAgents) -> None:
-    orchestrator = Orchestrator(LocalEngine(None), hub_registry(scripted))
+    orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted))
     await orchestrator.handle(request("사내 휴가 규정 알려줘", context_id="ctx-3"), Recorder().progress)
     short = await orchestrator.handle(request("방금 답변을 세 줄로 요약해줘", context_id="ctx-3"), Recorder().progress)
     assert short.data["intent"] == "DIRECT" and short.data["steps"] == []
-    assert short.text.startswith(KO["previous"]) and "- 연차는 입사 첫해 15일입니다." in short.text
+    assert short.text.startswith(message("orchestrator.previous")) and "- 연차는 입사 첫해 15일입니다." in short.text
     fresh = await orchestrator.handle(request("방금 답변을 세 줄로 요약해줘", context_id="ctx-4"), Recorder().progress)
     assert "사내 문서(PDF 등)를 검색" in fresh.text  # no previous answer in this conversation
 
@@ -304,7 +303,7 @@ async def test_rag_killed_or_hung_mid_request_falls_back_to_the_web(scripted: Sc
     """A RAG agent that stops answering (SIGSTOP, then SIGKILL) gives the web answer with a notice saying why,
     within its own short step limit (not the general one)."""
     agents = {"internal_rag": victim.remote("victim", "internal_rag"), **scripted.registry(web_research="web_high")}
-    orchestrator = Orchestrator(LocalEngine(None), agents, step_timeout_s=120, agent_timeouts={"internal_rag": 2})
+    orchestrator = Orchestrator(LocalEngine(), agents, step_timeout_s=120, agent_timeouts={"internal_rag": 2})
     recorder = Recorder()
 
     def stop_when_started(event: dict) -> None:  # type: ignore[type-arg]

@@ -88,12 +88,12 @@ def test_sources_are_deduplicated_keeping_ui_fields() -> None:
     ("안녕하세요, 뭘 할 수 있어?", "DIRECT"),
 ])
 async def test_offline_classifier_keywords(message: str, intent: str) -> None:
-    decision = await OfflineClassifier(LocalEngine(None)).classify(message)
+    decision = await OfflineClassifier().classify(message)
     assert decision.intent == intent, decision.to_dict()
 
 
 async def test_current_numbers_route_to_verify_fact_only_when_the_card_offers_it() -> None:
-    planner = Planner(LocalEngine(None), OfflineClassifier(LocalEngine(None)))
+    planner = Planner(LocalEngine(), OfflineClassifier())
     with_skill = {"web_research": AgentInfo("web_research", True, {"skills": [{"id": "verify_fact"}]})}
     without = {"web_research": AgentInfo("web_research", True, {"skills": [{"id": "web_research"}]})}
     outcome = await planner.plan("오늘 원달러 환율 얼마야?", with_skill)
@@ -105,7 +105,7 @@ async def test_current_numbers_route_to_verify_fact_only_when_the_card_offers_it
 
 
 async def test_offline_plan_for_a_missing_agent_becomes_direct_with_a_note() -> None:
-    planner = Planner(LocalEngine(None), OfflineClassifier(LocalEngine(None)))
+    planner = Planner(LocalEngine(), OfflineClassifier())
     outcome = await planner.plan("최신 AI 뉴스 알려줘", {"internal_rag": AgentInfo("internal_rag", True)})
     assert outcome.plan.intent == "DIRECT" and any("no executable step" in n for n in outcome.notes)
 
@@ -117,7 +117,7 @@ async def test_llm_prompt_lists_live_cards_and_a_new_agent_is_plannable(scripted
     assert "Translates text between Korean and English" in prompt
     assert "skill translate" in prompt and "이 문장을 영어로 번역해줘" in prompt
     llm = ScriptedLLM([IntentPlan(intent="WEB_SEARCH", steps=[PlanStep(agent="translator", instruction="translate")])])
-    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("번역해줘", infos)
+    outcome = await Planner(llm, OfflineClassifier()).plan("번역해줘", infos)
     assert outcome.planner == "llm" and outcome.plan.steps[0].agent == "translator" and outcome.notes == []
 
 
@@ -126,7 +126,7 @@ async def test_invalid_llm_plan_is_reasked_once_and_the_corrected_plan_used() ->
     bad = IntentPlan(intent="HYBRID", steps=[step("ghost"), step("internal_rag", [1])])
     good = IntentPlan(intent="HYBRID", steps=[step("internal_rag"), step("web_research")])
     llm = ScriptedLLM([bad, good])
-    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("compare", infos)
+    outcome = await Planner(llm, OfflineClassifier()).plan("compare", infos)
     assert llm.purposes() == ["plan", "plan-retry"]
     retry_prompt = llm.messages[1][1][-1]["content"]
     assert "unknown agent 'ghost'" in retry_prompt
@@ -138,14 +138,14 @@ async def test_twice_invalid_plan_is_repaired_and_unusable_falls_back_offline() 
     infos = {name: AgentInfo(name, True) for name in KNOWN}
     bad = IntentPlan(intent="HYBRID", steps=[step("ghost"), step("internal_rag", [0, 1])])
     llm = ScriptedLLM([bad, bad])
-    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("compare", infos)
+    outcome = await Planner(llm, OfflineClassifier()).plan("compare", infos)
     assert len(llm.calls) == 2  # re-asked once, not more
     assert [(s.agent, s.depends_on) for s in outcome.plan.steps] == [("internal_rag", [])]
     assert "repaired second plan used" in outcome.notes
 
     hopeless = IntentPlan(intent="WEB_SEARCH", steps=[step("ghost")])
     llm = ScriptedLLM([hopeless, hopeless])
-    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("오늘 코스피 지수 알려줘", infos)
+    outcome = await Planner(llm, OfflineClassifier()).plan("오늘 코스피 지수 알려줘", infos)
     assert outcome.planner == "offline" and outcome.plan.steps[0].agent == "web_research"
     assert "no usable LLM plan; offline plan used" in outcome.notes
 
@@ -153,7 +153,7 @@ async def test_twice_invalid_plan_is_repaired_and_unusable_falls_back_offline() 
 async def test_llm_failure_falls_back_to_the_offline_planner() -> None:
     infos = {name: AgentInfo(name, True) for name in KNOWN}
     llm = ScriptedLLM([LLMError("connection refused")])
-    outcome = await Planner(llm, OfflineClassifier(LocalEngine(None))).plan("사내 출장비 규정 알려줘", infos)
+    outcome = await Planner(llm, OfflineClassifier()).plan("사내 출장비 규정 알려줘", infos)
     assert outcome.planner == "offline" and outcome.plan.intent == "INTERNAL_SEARCH"
     assert "LLM planner failed" in outcome.notes[0]
 
@@ -176,7 +176,7 @@ CATALOG = [
     ("오늘 원달러 환율 알려줘", "WEB_SEARCH"),
 ])
 async def test_learned_classifier_with_the_catalog(message: str, intent: str) -> None:
-    planner = Planner(LocalEngine(None), OfflineClassifier())
+    planner = Planner(LocalEngine(), OfflineClassifier())
     infos = {name: AgentInfo(name, True) for name in KNOWN}
     outcome = await planner.plan(message, infos, (), CATALOG)
     assert outcome.plan.intent == intent, outcome.decision.to_dict() if outcome.decision else None
@@ -193,7 +193,7 @@ async def test_information_question_is_never_direct_offline() -> None:
      "CDC"),
 ])
 async def test_follow_up_keeps_the_intent_and_the_topic(first: str, follow_up: str, carried: str) -> None:
-    planner = Planner(LocalEngine(None), OfflineClassifier())
+    planner = Planner(LocalEngine(), OfflineClassifier())
     infos = {name: AgentInfo(name, True) for name in KNOWN}
     one = await planner.plan(first, infos, (), CATALOG)
     assert one.plan.intent == "INTERNAL_SEARCH"

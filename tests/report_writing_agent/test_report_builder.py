@@ -36,8 +36,6 @@ INSTRUCTION = "외래 감염 예방 hand hygiene 결과를 바탕으로 보고�
 class ScriptedLLM:
     """A fake OpenAI-style model implementing the LLM protocol: returns a scripted draft, records prompts."""
 
-    online = True
-
     def __init__(self, draft: dict[str, Any] | None = None, fail: bool = False) -> None:
         self.draft = draft
         self.fail = fail
@@ -50,6 +48,9 @@ class ScriptedLLM:
     async def stream(self, messages: Sequence[dict[str, str]], **_: Any) -> AsyncIterator[str]:
         raise AssertionError("the report writer uses structured output")
         yield ""
+
+    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
+        raise AssertionError("the report writer uses structured output")
 
     async def parse(self, messages: Sequence[dict[str, str]], schema: type[BaseModel], **_: Any) -> Any:
         self.prompts.append(list(messages))
@@ -66,7 +67,7 @@ def _docx_text(content: bytes) -> str:
 
 async def test_offline_hybrid_report_cites_documents_and_web_pages() -> None:
     previous = hybrid_results()
-    report = await ReportBuilder(LocalEngine(None)).build(INSTRUCTION, previous)
+    report = await ReportBuilder(LocalEngine()).build(INSTRUCTION, previous)
     assert report.written_by == "offline" and not report.empty
     assert [r.type for r in report.references] == ["file", "web", "web"]
     pdf_ref = report.references[0]
@@ -91,10 +92,10 @@ async def test_offline_hybrid_report_cites_documents_and_web_pages() -> None:
 
 async def test_empty_inputs_give_a_nothing_to_report_report() -> None:
     for previous in ([], [{"agent": "internal_rag", "text": "  ", "data": {"status": "no_result"}}]):
-        report = await ReportBuilder(LocalEngine(None)).build("보고서 작성해줘", previous)
+        report = await ReportBuilder(LocalEngine()).build("보고서 작성해줘", previous)
         assert report.empty and report.sections == [] and "보고할 내용이 없습니다" in report.summary
         assert "보고할 내용이 없습니다" in _docx_text(to_docx(report))
-    english = await ReportBuilder(LocalEngine(None)).build("write a report", [], language="en")
+    english = await ReportBuilder(LocalEngine()).build("write a report", [], language="en")
     assert "nothing to report" in english.summary
 
 
@@ -104,7 +105,7 @@ async def test_long_inputs_are_condensed_within_the_budget() -> None:
     previous = [{"agent": "internal_rag", "text": f"{filler} {key} {filler}",
                  "data": {"sources": [{"type": "file", "file_name": "big.pdf", "pages": [3]}]}}]
     assert len(previous[0]["text"]) > 10 * CONTEXT_BUDGET_CHARS
-    offline = await ReportBuilder(LocalEngine(None)).build("needle disposal containers report", previous)
+    offline = await ReportBuilder(LocalEngine()).build("needle disposal containers report", previous)
     assert len(offline.sections[0].body) <= SECTION_BUDGET_CHARS + 10
     assert key in offline.sections[0].body  # the relevant sentence survives condensing
     llm = ScriptedLLM({"title": "t", "summary": "s [1]", "sections": [{"heading": "h", "body": "b [1]"}],
@@ -146,7 +147,7 @@ def test_topic_is_the_subject_without_request_words(instruction: str, topic: str
 
 
 async def test_unreachable_file_store_still_returns_the_report() -> None:
-    agent = ReportAgent(ReportBuilder(LocalEngine(None)), FileStoreClient(f"http://127.0.0.1:{free_port()}"))
+    agent = ReportAgent(ReportBuilder(LocalEngine()), FileStoreClient(f"http://127.0.0.1:{free_port()}"))
     reply = await agent(AgentRequest(text=INSTRUCTION, data={"previous_results": hybrid_results()}),
                         Progress("report_writing"))
     assert reply.data["status"] == "error" and reply.data["files"] == []

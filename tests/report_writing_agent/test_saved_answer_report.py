@@ -52,7 +52,7 @@ def _under(paragraphs: list[tuple[str, str]], heading: str) -> list[str]:
 async def test_saved_answer_report_has_topic_quote_page_and_real_headings(language: str,
                                                                           title_words: tuple[str, ...]) -> None:
     question = VIAL_QUESTION[language]
-    report = await ReportBuilder(LocalEngine(None)).build(_instruction(question), saved_answer_results(question),
+    report = await ReportBuilder(LocalEngine()).build(_instruction(question), saved_answer_results(question),
                                                           language)
     summary, conclusion, references, section, date, asked = HEADINGS[language]
     assert all(w in report.title for w in title_words), report.title
@@ -99,7 +99,7 @@ async def test_the_rag_agents_question_names_a_hybrid_report() -> None:
     previous[0].pop("question")
     previous[0]["agent"] = "internal_rag"
     previous[0]["data"]["question"] = VIAL_QUESTION["ko"]
-    report = await ReportBuilder(LocalEngine(None)).build("위 결과로 보고서 작성해줘", previous)
+    report = await ReportBuilder(LocalEngine()).build("위 결과로 보고서 작성해줘", previous)
     assert report.title.startswith("다회용 바이알 개봉") and report.title.endswith("보고서")
 
 
@@ -109,7 +109,7 @@ async def test_web_answers_are_quoted_by_title_and_url() -> None:
             f"- {WEB_SOURCES[1]['title']}에 따르면: Surveillance remains limited. [2]\n\n**출처**\n"
             + "\n".join(f"{i}. [{s['title']}]({s['url']})" for i, s in enumerate(WEB_SOURCES, 1)))
     previous = [{"agent": "web_research", "text": text, "data": {"sources": WEB_SOURCES, "question": "손 위생"}}]
-    report = await ReportBuilder(LocalEngine(None)).build("이 답변을 보고서로 저장해줘", previous)
+    report = await ReportBuilder(LocalEngine()).build("이 답변을 보고서로 저장해줘", previous)
     quotes = report.sections[0].quotes
     assert [(q.text, q.reference) for q in quotes] == [
         ("Alcohol-based hand rub should be at every point of care.", 1), ("Surveillance remains limited.", 2)]

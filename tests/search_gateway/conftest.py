@@ -1,6 +1,6 @@
-"""Fixtures of the search-gateway tests: a small bilingual corpus, and a local HTTP server that speaks the
-documented wire formats of remote search APIs (Serper, Exa, Firecrawl, Bright Data, Tavily), which are
-unreachable from here."""
+"""Fixtures of the search-gateway tests: a small bilingual corpus, a two-question HotpotQA file, a local HTTP
+server that speaks the documented wire formats of remote search APIs (Serper, Exa, Firecrawl, Bright Data,
+Tavily), which are unreachable from here, and a `hub` app with one area's commands."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 
 from ai_llm.common.settings import Settings
 
@@ -46,6 +47,41 @@ def write_corpus(path: Path, pages: list[dict[str, Any]] | None = None) -> Path:
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus.jsonl")
+
+
+HOTPOT_ROWS: list[dict[str, Any]] = [
+    {"id": "1", "question": "Which actress who starred in the film Kiss and Tell became ambassador to Ghana?",
+     "answer": "Shirley Temple", "supporting_facts": [["Kiss and Tell (1945 film)", 0], ["Shirley Temple", 1]],
+     "context": [["Kiss and Tell (1945 film)", ["Kiss and Tell is a 1945 film starring Shirley Temple", " as Corliss."]],
+                 ["Shirley Temple", ["Shirley Temple was an actress.", " She was ambassador to Ghana."]],
+                 ["Busan", ["Busan is a port city in Korea."]]]},
+    {"id": "2", "question": "What port city in Korea hosts the Busan International Film Festival?",
+     "answer": "Busan", "supporting_facts": [["Busan", 0], ["Busan International Film Festival", 0]],
+     "context": [["Busan", ["Busan is a port city in Korea."]],
+                 ["Busan International Film Festival", ["The Busan International Film Festival is held in Busan."]],
+                 ["AT&amp;T", ["AT&T is a telecom company."]]]},
+]
+
+
+def write_hotpot(path: Path) -> Path:
+    """HOTPOT_ROWS as a HotpotQA JSONL file."""
+    path.write_text("\n".join(json.dumps(r) for r in HOTPOT_ROWS) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def hotpot(tmp_path: Path) -> Path:
+    return write_hotpot(tmp_path / "hotpot.jsonl")
+
+
+def hub_app(register: Callable[[typer.Typer, typer.Typer, typer.Typer, typer.Typer], None]) -> typer.Typer:
+    """A `hub` app (with its `eval`, `bench` and `search` groups) holding the commands `register` adds."""
+    app, eval_app, bench_app, search_app = (typer.Typer() for _ in range(4))
+    app.add_typer(eval_app, name="eval")
+    app.add_typer(bench_app, name="bench")
+    app.add_typer(search_app, name="search")
+    register(app, eval_app, bench_app, search_app)
+    return app
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The gateway's HTTP app in-process: the hub's Host/Origin guard in front of `/mcp` and `/healthz`."""
+"""The gateway's HTTP app in-process: the hub's Host/Origin guard in front of `/mcp`, `/healthz` and
+`/telemetry`, and `/telemetry`'s answers without a database."""
 
 from __future__ import annotations
 
@@ -26,3 +27,14 @@ async def test_foreign_host_and_cross_origin_calls_are_refused(offline_settings:
         for host in ("127.0.0.1:10015", "127.0.0.9:10015", "localhost", "search.example.com:443"):
             health = await http.get("/healthz", headers={"Host": host})
             assert health.status_code == 200 and health.json()["ok"] is True, host
+
+
+async def test_telemetry_checks_its_parameters_and_needs_a_database(offline_settings: Settings) -> None:
+    app = create_http_app(offline_settings, create_server(offline_settings))  # lifespan not run: no database
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:10015") as http:
+        for params in ({"hours": "0"}, {"hours": "2161"}, {"hours": "nan"}, {"recent": "0"}, {"recent": "501"},
+                       {"hours": "soon"}, {"recent": "1.5"}):
+            bad = await http.get("/telemetry", params=params)
+            assert bad.status_code == 422 and "hours" in bad.json()["detail"], params
+        unavailable = await http.get("/telemetry", params={"hours": "1", "recent": "5"})
+    assert unavailable.status_code == 503 and "no database" in unavailable.json()["detail"]

@@ -1,7 +1,9 @@
-"""The gateway as a real process: MCP over streamable HTTP and stdio, bearer token, start-up errors."""
+"""The gateway as a real process: MCP over streamable HTTP and stdio, bearer token, its telemetry over HTTP,
+start-up errors."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -70,6 +72,21 @@ async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses
             assert refused["text"] == "" and "refused" in refused["error"]
             bad = await session.call_tool("web_search", {"query": "   "})
             assert bad.isError and "query is empty" in bad.content[0].text  # type: ignore[union-attr]
+    # The telemetry summary (what the backend's dashboard shows) is served over HTTP, with the token only.
+    assert child.url
+    async with httpx.AsyncClient(base_url=child.url, timeout=10) as http:
+        assert (await http.get("/telemetry")).status_code == 401
+        for _ in range(50):  # telemetry rows are written off the response path
+            summary = await http.get("/telemetry", params={"hours": 1, "recent": 500}, headers=headers)
+            assert summary.status_code == 200
+            mine = [r for r in summary.json()["recent"] if "고속철도 서울 부산" in r["query"]]
+            if len(mine) >= 2:
+                break
+            await asyncio.sleep(0.2)
+        body = summary.json()
+    assert {r["cache"] for r in mine} >= {"miss", "exact"}
+    assert set(body) >= {"hours", "bucket", "providers", "series", "recent"} and body["bucket"] == "minute"
+    assert any(p["provider"] == "local" for p in body["providers"])
 
 
 async def test_stdio_transport(hub_env: dict[str, str], corpus: Path, tmp_path: Path) -> None:

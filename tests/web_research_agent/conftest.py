@@ -26,7 +26,7 @@ from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
 from ai_llm.web_research_agent.agent import WebResearchAgent
-from ai_llm.web_research_agent.mcp_tools import PageContent, SearchToolset
+from ai_llm.web_research_agent.mcp_tools import SearchToolset
 
 SERVERS = Path(__file__).parent / "servers"
 
@@ -156,7 +156,7 @@ def web_settings(gateway: Gateway, embedding_server: str) -> Settings:
 
 def make_deps(settings: Settings) -> HubDeps:
     embeddings = OpenAIEmbeddings(settings.embedding_base_url, settings.embedding_model_name)
-    return HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine(embeddings))
+    return HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine())
 
 
 @pytest.fixture
@@ -164,28 +164,16 @@ def web_deps(web_settings: Settings) -> HubDeps:
     return make_deps(web_settings)
 
 
-class RedirectingToolset(SearchToolset):
-    """The real toolset, except that some corpus URLs are fetched (through the gateway) from other URLs.
+def redirecting_factory(settings: Settings, redirects: dict[str, str],
+                        opened: list[SearchToolset] | None = None) -> Callable[[], Any]:
+    """Opens the real toolset, except that some corpus URLs are fetched (through the gateway) from other URLs.
 
     Lets a search result of the local corpus point at a slow or broken page on the local HTTP server.
     """
 
-    redirects: dict[str, str] = {}
-
-    async def fetch_page(self, url: str) -> PageContent:
-        page = await super().fetch_page(self.redirects.get(url, url))
-        page.url = url
-        return page
-
-
-def redirecting_factory(settings: Settings, redirects: dict[str, str],
-                        opened: list[SearchToolset] | None = None) -> Callable[[], Any]:
     @asynccontextmanager
     async def factory() -> AsyncIterator[SearchToolset]:
-        async with SearchToolset.open(settings) as base:
-            toolset = RedirectingToolset.__new__(RedirectingToolset)
-            toolset.__dict__.update(base.__dict__)
-            toolset.redirects = redirects
+        async with SearchToolset.open(settings, fetch_from=redirects) as toolset:
             if opened is not None:
                 opened.append(toolset)
             yield toolset

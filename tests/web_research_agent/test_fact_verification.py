@@ -14,6 +14,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ai_llm.common.runtime import HubDeps
+from ai_llm.evals.web.verify_eval import (
+    AS_OF,
+    CASES,
+    FIXTURE_PATH,
+    PAGES,
+    eval_rules,
+    load_fixture,
+    no_semantic_cache_config,
+    serve_pages,
+    site_toolset_factory,
+    summarise,
+    write_corpus,
+)
 from ai_llm.web_research_agent.fact_verification import (
     RULES_PATH,
     Candidate,
@@ -29,19 +42,6 @@ from ai_llm.web_research_agent.fact_verification import (
     render,
 )
 from ai_llm.web_research_agent.numbers import ParsedNumber, agree, parse_number_token, parse_numbers
-from ai_llm.web_research_agent.verify_eval import (
-    AS_OF,
-    CASES,
-    FIXTURE_PATH,
-    PAGES,
-    eval_rules,
-    load_fixture,
-    no_semantic_cache_config,
-    serve_pages,
-    site_toolset_factory,
-    summarise,
-    write_corpus,
-)
 from tests.web_research_agent.conftest import make_deps, make_settings, start_gateway
 
 

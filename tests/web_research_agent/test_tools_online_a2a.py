@@ -17,6 +17,7 @@ from pydantic import Field
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.events import StatusEvent
+from ai_llm.common.llm import OfflineUnsupported
 from ai_llm.common.process import start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.agent import WebResearchAgent
@@ -93,8 +94,6 @@ class ScriptedChatModel(BaseChatModel):
 
 class ScriptedLLM:
     """The LLM port's online side: `langchain_model()` hands out the scripted chat model."""
-
-    online = True
 
     def __init__(self, model: ScriptedChatModel) -> None:
         self.model = model
@@ -191,4 +190,6 @@ async def test_agent_process_over_a2a(agent_processes: Any, gateway: Gateway) ->
 
 
 def test_make_deps_is_offline(web_deps: HubDeps) -> None:
-    assert make_deps(web_deps.settings).llm.online is False
+    assert web_deps.settings.llm_online is False
+    with pytest.raises(OfflineUnsupported):
+        make_deps(web_deps.settings).llm.langchain_model()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ai_llm.web_research_agent.agent import key_phrases, optimise_queries, plan_query
+from ai_llm.web_research_agent.answering import key_phrases
 from ai_llm.web_research_agent.deep_read import split_text
 from ai_llm.web_research_agent.mcp_tools import SearchHit, parse_page_payload, parse_search_payload
+from ai_llm.web_research_agent.pipeline import optimise_queries
 from ai_llm.web_research_agent.prompts import UNTRUSTED_CLOSE, quote_untrusted
 from ai_llm.web_research_agent.relevance import fill_missing_scores, filter_hits
+from ai_llm.web_research_agent.tools import plan_query
 
 
 def test_tavily_text_results_are_parsed() -> None:
@@ -39,9 +41,7 @@ def test_plan_query_news_time_range_and_region() -> None:
 def test_key_phrases_and_queries() -> None:
     question = "Which band, Letters to Cleo or Screaming Trees, had more members?"
     assert key_phrases(question) == ["Letters to Cleo", "Screaming Trees"]
-    from ai_llm.common.llm import LocalEngine
-
-    queries = optimise_queries(question, LocalEngine())
+    queries = optimise_queries(question)
     assert queries[:3] == ["Letters to Cleo Screaming Trees", "Letters to Cleo", "Screaming Trees"]
 
 

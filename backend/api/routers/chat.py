@@ -15,6 +15,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
 from ai_llm.common.events import AgentReply, StatusEvent
+from ai_llm.common.messages import message
 from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep
 from backend.orchestrator_tasks import CHAT_TAG, new_chat_tag
 
@@ -27,21 +28,6 @@ CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 HISTORY_TURNS = 10
 MAX_MESSAGE_CHARS = 8000
 _PENDING_SAVES: set[asyncio.Task[None]] = set()
-
-#: The first status line (the orchestrator's planning line, word for word).
-PLANNING = {"ko": "🧭 요청을 분석하고 실행 계획을 세우는 중…", "en": "🧭 Analysing the request and planning…"}
-
-ERRORS = {
-    "unavailable": {"ko": "오케스트레이터에 연결할 수 없습니다. 허브가 실행 중인지 확인해 주세요.",
-                    "en": "The orchestrator is unreachable. Check that the hub is running."},
-    "timeout": {"ko": "응답 시간이 초과되었습니다. 잠시 후 다시 시도해 주세요.",
-                "en": "The hub did not answer in time. Please try again shortly."},
-    "unauthorized": {"ko": "에이전트가 요청을 거부했습니다 (HUB_TOKEN 설정을 확인해 주세요).",
-                     "en": "An agent refused the call (check the HUB_TOKEN setting)."},
-    "failed": {"ko": "요청을 처리하지 못했습니다", "en": "The request could not be completed"},
-    "internal": {"ko": "백엔드에서 오류가 발생했습니다.", "en": "The backend hit an error."},
-}
-
 
 class ChatRequest(BaseModel):
     """One user message."""
@@ -116,7 +102,8 @@ def _event(name: str, data: dict[str, Any]) -> ServerSentEvent:
 
 def planning_status(language: str) -> dict[str, Any]:
     """The first status of every chat, sent by the backend itself (the orchestrator's own is not relayed)."""
-    return {"agent": "orchestrator", "stage": "planning", "message": PLANNING[language], "progress": 0.0}
+    return {"agent": "orchestrator", "stage": "planning", "message": message("orchestrator.planning", language),
+            "progress": 0.0}
 
 
 @router.post("/chat", response_class=EventSourceResponse, responses={
@@ -135,8 +122,9 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
     language = body.language
     chat_tag = new_chat_tag()
 
-    def error(message: str) -> ServerSentEvent:
-        return _event("error", {"message": message, "conversation_id": conversation_id})
+    def error(key: str, **fields: Any) -> ServerSentEvent:
+        return _event("error", {"message": message(f"backend.{key}", language, **fields),
+                                "conversation_id": conversation_id})
 
     async def events() -> AsyncIterator[ServerSentEvent]:
         yield _event("status", planning_status(language))
@@ -175,7 +163,7 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                 finished = True
                 if event.state in ("failed", "canceled", "rejected"):
                     detail = event.text.strip() or event.state
-                    yield error(f"{ERRORS['failed'][language]}: {detail}")
+                    yield error("failed", detail=detail)
                     break
                 payload = answer_payload(event, conversation_id)
                 await saved_question
@@ -186,17 +174,17 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
             finished = True
         except AgentUnauthorized:
             finished = True
-            yield error(ERRORS["unauthorized"][language])
+            yield error("unauthorized")
         except AgentTimeout:
-            yield error(ERRORS["timeout"][language])
+            yield error("timeout")
         except AgentUnavailable:
             finished = True
-            yield error(ERRORS["unavailable"][language])
+            yield error("unavailable")
         except RemoteAgentError as exc:
-            yield error(f"{ERRORS['failed'][language]}: {exc}")
+            yield error("failed", detail=exc)
         except Exception:  # a readable error event instead of a silently dropped stream
             log.exception("chat stream failed")
-            yield error(ERRORS["internal"][language])
+            yield error("internal")
         finally:
             if called and not finished:
                 # The client went away (or the stream broke) before the orchestrator's task ended: stop it,

@@ -1,6 +1,7 @@
 """`GET /api/health`: which agents answer, whether the database is up, which models and providers run.
 
-Reachability is checked here; whether a process that does not answer is being restarted (rather than down)
+Reachability is checked here; the search providers are the web chain the search gateway reports on its
+`GET /healthz` (none while it does not answer); whether a process that does not answer is being restarted (rather than down)
 comes from the launcher's status file (`ai_llm.supervision`), when a launcher supervises this hub.
 """
 
@@ -14,11 +15,10 @@ import httpx
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ai_llm.common.settings import AGENT_MODULES, Settings
-from ai_llm.search_gateway.config import ConfigError, load_config, resolve_chain
+from ai_llm.common.settings import AGENT_MODULES
 from ai_llm.supervision import HubStatus, ProcessStatus, read_hub_status
 from backend.api.deps import StateDep
-from backend.api.state import agent_headers
+from backend.api.state import agent_headers, search_gateway_url
 
 router = APIRouter(prefix="/api", tags=["health"])
 
@@ -52,7 +52,8 @@ class LlmHealth(BaseModel):
 
 
 class SearchHealth(BaseModel):
-    providers: list[str]
+    providers: list[str] = Field(description="the gateway's web-search providers, in fallback order "
+                                             "(empty while the gateway does not answer)")
     gateway: Reachability
 
 
@@ -64,19 +65,23 @@ class Health(BaseModel):
     login_required: bool
 
 
-def search_providers(settings: Settings) -> list[str]:
-    """The search gateway's web-search provider chain under these settings, in fallback order."""
-    try:
-        return resolve_chain(load_config(settings.search_config), settings, "web")
-    except (ConfigError, OSError) as exc:
-        return [f"invalid search configuration: {exc}"]
-
-
 async def _reachable(http: httpx.AsyncClient, url: str) -> bool:
     try:
         return (await http.get(url)).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+async def _gateway_chain(http: httpx.AsyncClient, url: str) -> list[str] | None:
+    """The web-search chain from the gateway's `/healthz`; None when it does not answer."""
+    try:
+        response = await http.get(url + "/healthz")
+        if response.status_code != 200:
+            return None
+        chains = response.json().get("chains") or {}
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return [str(name) for name in chains.get("web") or []]
 
 
 async def _database_ok(state: Any) -> bool:
@@ -111,11 +116,12 @@ async def health(state: StateDep) -> Health:
     `state` tells an agent the launcher is restarting from one that is down."""
     settings = state.settings
     urls = {name: settings.agent_url(name) for name in AGENT_MODULES}
-    gateway = settings.search_gateway_mcp_url.removesuffix("/mcp")
+    gateway = search_gateway_url(settings)
     async with httpx.AsyncClient(timeout=CHECK_TIMEOUT_S, headers=agent_headers(settings)) as http:
-        checks = await asyncio.gather(*(_reachable(http, url + CARD_PATH) for url in urls.values()),
-                                      _reachable(http, gateway + "/healthz"), _database_ok(state))
-    *agents_ok, gateway_ok, db_ok = checks
+        agents_ok, chain, db_ok = await asyncio.gather(
+            asyncio.gather(*(_reachable(http, url + CARD_PATH) for url in urls.values())),
+            _gateway_chain(http, gateway), _database_ok(state))
+    gateway_ok = chain is not None
     supervised = read_hub_status(settings.data_dir)
     postgres = supervised.processes.get("postgres") if supervised else None
     if postgres is not None and postgres.url != settings.database_url:
@@ -128,7 +134,7 @@ async def health(state: StateDep) -> Health:
                                 restarts=postgres.restarts if postgres else 0),
         llm=LlmHealth(mode="openai" if online else "offline",
                       model=settings.llm_model if online else "local-engine"),
-        search=SearchHealth(providers=search_providers(settings), gateway=_reachability(
+        search=SearchHealth(providers=chain or [], gateway=_reachability(
             gateway, gateway_ok, _supervised(supervised, "search_gateway", gateway))),
         login_required=state.require_login,
     )

@@ -1,0 +1,28 @@
+"""User-facing texts of the web-research agent (status lines, reply headings, errors)."""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "no_result": {"ko": "관련 정보를 찾을 수 없습니다", "en": "No relevant information found"},
+    "no_result_detail": {
+        "ko": "검색 결과 중 질문과 충분히 관련된 페이지가 없습니다 (최고 관련도 {score:.2f}, 기준 {threshold:.2f}).",
+        "en": "No search result matched the question closely enough (best relevance {score:.2f}, "
+              "threshold {threshold:.2f}).",
+    },
+    "searching_web": {"ko": "🔍 웹에서 정보를 검색 중… ({query})", "en": "🔍 Searching the web… ({query})"},
+    "searching_news": {"ko": "🔍 웹에서 최신 정보를 검색 중… ({query})",
+                       "en": "🔍 Searching the web for the latest news… ({query})"},
+    "reading": {"ko": "📄 페이지를 읽는 중… ({title})", "en": "📄 Reading page… ({title})"},
+    "answering": {"ko": "✍️ 답변을 정리하는 중…", "en": "✍️ Writing the answer…"},
+    "sources": {"ko": "출처", "en": "Sources"},
+    "according": {"ko": "{source}에 따르면", "en": "According to {source}"},
+    "details": {"ko": "세부 내용", "en": "Details"},
+    "tools_down": {"ko": "검색 도구에 연결할 수 없습니다: {error}", "en": "The search tools cannot be reached: {error}"},
+    "search_down": {"ko": "웹 검색을 사용할 수 없습니다: {error}", "en": "Web search is unavailable: {error}"},
+    "empty": {"ko": "질문이 비어 있습니다. 검색할 내용을 입력해 주세요.",
+              "en": "The question is empty. Please type what to search for."},
+    # fact verification (`verify_fact`)
+    "verify_confirmed": {"ko": "{count}개 독립 출처에서 확인됨", "en": "confirmed by {count} independent sources"},
+    "verify_failed": {"ko": "검증 실패", "en": "not verified"},
+    "verify_table_header": {"ko": "| 출처 | 등급 | 값 | 날짜 | 원문 |", "en": "| source | tier | value | date | quote |"},
+}

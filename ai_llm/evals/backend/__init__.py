@@ -1,0 +1,1 @@
+"""`hub bench backend`: concurrent chats through the backend against the whole offline hub."""

@@ -1,0 +1,1 @@
+"""`hub bench embedding`: the embedding server's throughput against the bare model."""

@@ -1,0 +1,1 @@
+"""`hub eval files` (file-instruction accuracy) and `hub bench files` (upload throughput)."""

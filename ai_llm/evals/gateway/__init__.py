@@ -1,0 +1,1 @@
+"""`hub bench gateway`: the search gateway's cache, depth and query-pair benchmarks."""

@@ -1,0 +1,50 @@
+"""`hub eval rag` and `hub bench rag`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ai_llm.common.cli_output import emit
+from ai_llm.common.settings import get_settings
+
+
+def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
+    """Add `hub eval rag` and `hub bench rag`."""
+
+    @eval_app.command("rag")
+    def eval_rag(
+        docs: Annotated[Path, typer.Option(help="folder of PDFs to index (e.g. ../shared/eval-data/pdfs)")],
+        qa: Annotated[Path, typer.Option(help="QA JSONL: {id, file, question, answer, pages}")],
+        details: Annotated[bool, typer.Option(help="include per-question rows")] = False,
+        korean_analysis: Annotated[str, typer.Option(
+            help="comma-separated Korean analyses to compare in one run: kiwi, bigrams")] = "kiwi",
+        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    ) -> None:
+        """Index the PDFs into a temporary database and score page recall, evidence and no-answer handling."""
+        from ai_llm.evals.rag.evaluation import run_rag_eval
+
+        if not docs.is_dir() or not qa.is_file():
+            typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
+            raise typer.Exit(2)
+        modes = [m.strip() for m in korean_analysis.split(",") if m.strip()]
+        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes))
+        emit(result, as_json, None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items() if k != "items"))
+
+    @bench_app.command("rag")
+    def bench_rag(
+        docs: Annotated[Path | None, typer.Option(help="PDFs for the indexing benchmark (default: the shared "
+                                                       "eval PDFs when present)")] = None,
+        chunks: Annotated[int, typer.Option(help="synthetic chunks for HNSW vs exact scan")] = 100_000,
+        insert_chunks: Annotated[int, typer.Option(help="chunks for batched vs per-row insert")] = 1000,
+        queries: Annotated[int, typer.Option(help="queries per latency measurement")] = 20,
+        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    ) -> None:
+        """Indexing throughput, batched insert, multi-query latency, HNSW vs exact scan (ratios, one run)."""
+        from ai_llm.evals.rag.benchmark import run_rag_bench
+
+        result = asyncio.run(run_rag_bench(get_settings(), docs, chunks, insert_chunks, queries))
+        emit(result, as_json, None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items()))

@@ -1,0 +1,249 @@
+"""`hub eval rag`: index real PDFs, ask a QA set through the agent graph, score retrieval and no-answer handling.
+
+QA format (JSONL): `{"id", "file", "question", "answer", "pages"}`; `answer: null` marks an unanswerable
+question, which must come back `no_result`. Metrics:
+
+* `page_recall` — answerable questions whose cited sources include the expected file and one expected page;
+* `answer_evidence_hit` — answerable questions whose cited chunks contain the gold answer span
+  (lower-cased, NFKC, all whitespace removed, as in benchmarks/data/README.md);
+* `answer_hit` — the same test on the answer text itself;
+* `evidence_in_answer` — answerable items with an `evidence` span (the sentence that answers) whose span is
+  contained in the reply text the person reads (whitespace collapsed; for Korean, spaces removed);
+* `no_answer_accuracy` — unanswerable questions answered `no_result`;
+* `false_no_result` — answerable questions wrongly answered `no_result`;
+* latency per question (mean, p50, p95);
+* `by_kind` — the same per item `kind` (e.g. `en`, `ko_about_en`, `followup`, `near_miss`).
+
+Items may carry `history` (`[{"role": "user"|"agent", "text": …}]`, sent as `data.history`: follow-ups),
+`kind`, `evidence` and `evidence_by_page` (page -> span).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import tempfile
+import time
+import unicodedata
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ai_llm.common import text_analysis
+from ai_llm.common.a2a_server import AgentRequest
+from ai_llm.common.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.degraded import collect_degraded
+from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
+from ai_llm.common.events import STATUS_NO_RESULT
+from ai_llm.common.llm import make_llm
+from ai_llm.common.settings import Settings
+from ai_llm.evals.harness import embedding_server
+from ai_llm.internal_rag_agent.agent import RagAgent
+from ai_llm.internal_rag_agent.indexing_service import DocumentInput
+from ai_llm.internal_rag_agent.vector_store import PgVectorStore
+
+
+@dataclass
+class RagEnvironment:
+    """A self-contained RAG stack: temp embedded Postgres, embedding server (when local), the agent.
+
+    `stop_embedding_server` stops the embedding server this environment started (None when it uses a
+    configured one): a test takes it away in the middle of a run.
+    """
+
+    settings: Settings
+    db: Database
+    agent: RagAgent
+    stop_embedding_server: Callable[[], None] | None
+
+
+@asynccontextmanager
+async def rag_environment(base: Settings, work_dir: Path | None = None) -> AsyncIterator[RagEnvironment]:
+    """Start what the RAG agent needs in a temporary directory and clean everything up afterwards.
+
+    The embedded Postgres always runs in the temp dir (an evaluation must not touch the hub's own index);
+    a local embedding server is started on an ephemeral port unless `EMBEDDING_URL` points at one.
+    """
+    with tempfile.TemporaryDirectory(prefix="hub-rag-") as tmp:
+        root = work_dir or Path(tmp)
+        server, url = start_embedded_postgres(root / "pg")
+        embedding_stack = ExitStack()
+        stop_embedding_server: Callable[[], None] | None = None
+        db: Database | None = None
+        embeddings = None
+        try:
+            overrides: dict[str, Any] = {"database_url": url, "data_dir": root / "data", "supabase_url": None,
+                                         "supabase_key": None}
+            if base.embedding_provider == "local" and not base.embedding_url:
+                overrides["embedding_url"] = embedding_stack.enter_context(
+                    embedding_server(token=base.hub_token, log_dir=root / "logs"))
+                stop_embedding_server = embedding_stack.close
+            settings = base.model_copy(update=overrides)
+            embeddings = make_embeddings(settings)
+            await embeddings.embed(["warm-up"])  # the model loads on the first request
+            await migrate(url, embeddings.model, embeddings.dimension or KNOWN_DIMENSIONS.get(embeddings.model, 0))
+            db = await Database(url).open()
+            agent = RagAgent(PgVectorStore(db, settings.rag_ef_search), embeddings, make_llm(settings),
+                             settings)
+            yield RagEnvironment(settings, db, agent, stop_embedding_server)
+        finally:
+            if db is not None:
+                await db.close()
+            if embeddings is not None:
+                await embeddings.close()
+            embedding_stack.close()
+            server.cleanup()
+
+
+def normalize_span(text: str) -> str:
+    """Lower-case, NFKC, all whitespace removed (how gold spans are matched)."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def evidence_shown(evidence: str, reply_text: str) -> bool:
+    """Whether the evidence sentence is in the reply as a person reads it.
+
+    Whitespace is collapsed (English) or removed (Korean, where PDF extraction loses spaces); NFKC and
+    curly/straight quotes are unified; case is kept apart from that, so a fragment does not count.
+    """
+    def clean(text: str, drop_spaces: bool) -> str:
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+        text = text.replace("\u201c", '"').replace("\u201d", '"')
+        return re.sub(r"\s+", "" if drop_spaces else " ", text).strip()
+
+    korean = bool(re.search(r"[\uac00-\ud7a3]", evidence))
+    return clean(evidence, korean) in clean(reply_text, korean)
+
+
+def load_qa(path: Path) -> list[dict[str, Any]]:
+    items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for item in items:
+        missing = {"id", "question", "answer", "pages"} - set(item)
+        if missing:
+            raise ValueError(f"{path}: QA item {item.get('id')!r} lacks {sorted(missing)}")
+    return items
+
+
+async def index_directory(agent: RagAgent, docs_dir: Path) -> list[dict[str, Any]]:
+    """Index every PDF of `docs_dir` (storage_ref = file name)."""
+    files = sorted(p for p in await asyncio.to_thread(lambda: list(docs_dir.iterdir()))
+                   if p.suffix.lower() == ".pdf")
+    docs = [DocumentInput(storage_ref=p.name, file_name=p.name, path=str(p), file_url=f"file://{p}") for p in files]
+    return [r.to_dict() for r in await agent.indexing.index_many(docs)]
+
+
+async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = False) -> dict[str, Any]:
+    """Ask every question through the agent graph and score the replies."""
+    per_item: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    for item in qa:
+        started = time.perf_counter()
+        data: dict[str, Any] = {"language": "ko"}
+        if item.get("history"):
+            data["history"] = item["history"]
+        with collect_degraded() as skipped:
+            state = await agent.run_state(AgentRequest(text=item["question"], data=data))
+        latencies.append((time.perf_counter() - started) * 1000)
+        reply = state["reply"]
+        sources = reply.data.get("sources") or []
+        evidence = state.get("evidence")
+        cited = [q.chunk for q in evidence.quotes] if evidence else []
+        row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "", "status": reply.data.get("status"),
+                               "max_score": reply.data.get("max_score"),
+                               "question_coverage": reply.data.get("question_coverage"),
+                               "cited": [(s["file_name"], s["pages"]) for s in sources],
+                               "degraded": sorted(skipped)}
+        if item["answer"] is None:
+            row["correct_no_answer"] = reply.data.get("status") == STATUS_NO_RESULT
+        else:
+            expected = set(item["pages"])
+            row["page_hit"] = any(s["file_name"] == item["file"] and expected & set(s["pages"]) for s in sources)
+            gold = normalize_span(item["answer"])
+            cited_text = normalize_span(" ".join(c.hit.content for c in cited)) if sources else ""
+            row["evidence_hit"] = bool(gold) and gold in cited_text
+            row["answer_hit"] = bool(gold) and gold in normalize_span(reply.text)
+            row["false_no_result"] = reply.data.get("status") == STATUS_NO_RESULT
+            if item.get("evidence"):
+                row["evidence_in_answer"] = evidence_shown(item["evidence"], reply.text)
+        per_item.append(row)
+    answerable = [r for r in per_item if "page_hit" in r]
+    negatives = [r for r in per_item if "correct_no_answer" in r]
+
+    def share(rows: list[dict[str, Any]], key: str) -> float:
+        rows = [r for r in rows if key in r]
+        return round(sum(1 for r in rows if r[key]) / len(rows), 4) if rows else 0.0
+
+    by_kind: dict[str, dict[str, Any]] = {}
+    for kind in sorted({r["kind"] for r in per_item if r["kind"]}):
+        rows = [r for r in per_item if r["kind"] == kind]
+        kind_answerable = [r for r in rows if "page_hit" in r]
+        kind_negatives = [r for r in rows if "correct_no_answer" in r]
+        by_kind[kind] = {"n": len(rows), "page_recall": share(kind_answerable, "page_hit") if kind_answerable else None,
+                         "evidence_in_answer": share(kind_answerable, "evidence_in_answer")
+                         if kind_answerable else None,
+                         "no_answer_accuracy": share(kind_negatives, "correct_no_answer") if kind_negatives else None,
+                         "false_no_result": share(kind_answerable, "false_no_result") if kind_answerable else None}
+
+    ordered = sorted(latencies)
+    result: dict[str, Any] = {
+        "questions": len(per_item), "answerable": len(answerable), "unanswerable": len(negatives),
+        "page_recall": share(answerable, "page_hit"),
+        "answer_evidence_hit": share(answerable, "evidence_hit"),
+        "answer_hit": share(answerable, "answer_hit"),
+        "evidence_in_answer": share(answerable, "evidence_in_answer"),
+        "no_answer_accuracy": share(negatives, "correct_no_answer"),
+        "false_no_result": share(answerable, "false_no_result"),
+        "by_kind": by_kind,
+        "mean_latency_ms": round(statistics.fmean(latencies), 1) if latencies else 0.0,
+        "p50_latency_ms": round(ordered[len(ordered) // 2], 1) if ordered else 0.0,
+        "p95_latency_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1) if ordered else 0.0,
+        # Questions answered with a fallback (keyword search only while the embedding server was down).
+        "degraded_items": sum(1 for r in per_item if r["degraded"]),
+        "degraded": sorted({name for r in per_item for name in r["degraded"]}),
+        "min_evidence": agent.settings.rag_min_evidence,
+        "llm": "online" if agent.settings.llm_online else "offline",
+        "embedding_model": agent.settings.embedding_model_name,
+    }
+    if details:
+        result["items"] = per_item
+    return result
+
+
+async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: bool = False,
+                       korean_analysis: Sequence[str] = ()) -> dict[str, Any]:
+    """The whole `hub eval rag` run.
+
+    Args:
+        korean_analysis: run the whole evaluation once per Korean analysis (`kiwi`, `bigrams`), each on a fresh
+            index, and report each under `by_korean_analysis` (the first is also the top-level result).
+    """
+    qa = load_qa(qa_path)
+    modes = list(korean_analysis) or [text_analysis.KOREAN_ANALYSIS]
+    results: dict[str, dict[str, Any]] = {}
+    default = text_analysis.KOREAN_ANALYSIS
+    try:
+        for mode in modes:
+            if mode not in ("kiwi", "bigrams"):
+                raise ValueError(f"unknown Korean analysis {mode!r}: use kiwi or bigrams")
+            text_analysis.KOREAN_ANALYSIS = mode
+            async with rag_environment(base) as env:
+                started = time.perf_counter()
+                indexed = await index_directory(env.agent, docs_dir)
+                index_s = time.perf_counter() - started
+                result = await evaluate(env.agent, qa, details)
+            result["korean_analysis"] = mode
+            result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason")}
+                                           for r in indexed]
+            result["index_seconds"] = round(index_s, 2)
+            results[mode] = result
+    finally:
+        text_analysis.KOREAN_ANALYSIS = default
+    first = dict(results[modes[0]])
+    if len(modes) > 1:
+        first["by_korean_analysis"] = {mode: {k: v for k, v in r.items() if k != "items"}
+                                       for mode, r in results.items()}
+    return first

@@ -1,0 +1,172 @@
+"""Text heuristics of a research run: names in a question, result fusion, follow-up entities, and the
+extractive answer (summary, details per source, source list, short answer span).
+
+Deterministic and extractive: every sentence of an answer is quoted from a page or snippet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.messages import message
+from ai_llm.common.text import ENGLISH_STOPWORDS, normalize, split_sentences, tokenize
+from ai_llm.common.text_rules import rank_sentences
+from ai_llm.web_research_agent.deep_read import Chunk
+from ai_llm.web_research_agent.mcp_tools import SearchHit
+from ai_llm.web_research_agent.state import RunState
+
+NUMBER_BONUS = 0.25
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’.\-]*(?:,?\s+(?:(?:of|the|and|to|for|a|de|von|van|&)\s+)*[A-Z0-9][\w'’\-]*)*")
+_WH_NUMBER = re.compile(r"\b(?:how many|how much|how old|what year|which year|when|how long)\b|몇|언제", re.I)
+
+
+def short(text: str, limit: int = 280) -> str:
+    """`text` normalised and cut at a word boundary to at most `limit` characters (with an ellipsis)."""
+    text = normalize(text)
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _source_name(hit: SearchHit) -> str:
+    return hit.title if hit.title and hit.title != hit.url else hit.source or hit.url
+
+
+def fuse(result_lists: list[list[SearchHit]], k: int = 10) -> list[SearchHit]:
+    """Reciprocal-rank fusion of several queries' results (a page found by several queries rises).
+
+    Each URL keeps its best score (that is what the relevance filter judged); the order is by fused rank.
+    """
+    fused: dict[str, float] = {}
+    best: dict[str, SearchHit] = {}
+    for hits in result_lists:
+        for rank, hit in enumerate(hits):
+            fused[hit.url] = fused.get(hit.url, 0.0) + 1.0 / (k + rank)
+            if hit.url not in best or (hit.score or 0) > (best[hit.url].score or 0):
+                best[hit.url] = hit
+    return sorted(best.values(), key=lambda h: (fused[h.url], h.score or 0.0), reverse=True)
+
+
+def key_phrases(question: str) -> list[str]:
+    """Names, titles and numbers a question mentions (capitalised runs, quoted text, years)."""
+    phrases = [m.group(1) for m in re.finditer(r'"([^"]{3,80})"', question)]
+    for match in _CAPITALISED.finditer(question):
+        phrase_ = match.group(0).strip(" .'’-")
+        if " " not in phrase_ and phrase_.lower() in ENGLISH_STOPWORDS:
+            continue  # "What", "Which", "The" are capitalised for grammar, not names
+        if phrase_ and not any(phrase_ in p for p in phrases):
+            phrases.append(phrase_)
+    phrases.extend(m.group(0) for m in re.finditer(r"\b(1[5-9]|20)\d{2}\b", question))
+    return phrases
+
+
+def follow_up_entities(question: str, chunks: list[Chunk], exclude_titles: list[str]) -> list[str]:
+    """Names the best chunks mention that the question does not (the bridge of a multi-hop question).
+
+    A name scores by how well its sentence matches the question (the bridge usually sits in the sentence
+    that answers the first hop), by the rank of its chunk, and by being a multi-word name.
+    """
+    q_tokens = set(tokenize(question))
+    titles = {normalize(t).lower() for t in exclude_titles}
+    scores: dict[str, float] = {}
+    for rank, chunk in enumerate(chunks):
+        for sentence in split_sentences(chunk.text):
+            s_tokens = set(tokenize(sentence))
+            overlap = len(q_tokens & s_tokens) / len(q_tokens) if q_tokens else 0.0
+            for match in _CAPITALISED.finditer(sentence):
+                name = match.group(0).strip(" .,'’-")
+                tokens = set(tokenize(name))
+                if len(name) < 4 or not tokens or tokens <= q_tokens or name.lower() in titles:
+                    continue
+                if len(tokens) == 1 and match.start() == 0:
+                    continue  # a capitalised first word of a sentence is rarely a name
+                weight = 1.0 if len(tokens) > 1 else 0.5  # "Shirley Temple" over "American"
+                score = weight * (0.5 + overlap) / (1 + rank)
+                scores[name] = max(scores.get(name, 0.0), score)
+    return sorted(scores, key=lambda name: scores[name], reverse=True)
+
+
+def title_match(entity: str, title: str) -> float:
+    """How well a page title names an entity (token Jaccard, 0–1)."""
+    a, b = set(tokenize(entity)), set(tokenize(re.sub(r"\(.*?\)", " ", title)))
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def short_answer(question: str, sentences: list[str]) -> str:
+    """A short span for a factoid question: the best sentence's name, number or date absent from the question.
+
+    Deterministic and extractive (never invents text); empty when no candidate exists.
+    """
+    q_tokens = set(tokenize(question))
+    wants_number = bool(_WH_NUMBER.search(question))
+    for sentence in sentences:
+        candidates: list[tuple[float, str]] = []
+        patterns = [r"\b\d[\d,.]*(?:\s*(?:%|percent|million|billion|years?|km|miles))?\b"] if wants_number else []
+        patterns.append(_CAPITALISED.pattern)
+        if not wants_number:
+            patterns.append(r"\b\d[\d,.]*\b")
+        for weight, pattern in enumerate(patterns):
+            for match in re.finditer(pattern, sentence):
+                span = match.group(0).strip(" .,'’-")
+                tokens = set(tokenize(span))
+                if not span or not tokens or tokens <= q_tokens:
+                    continue
+                if match.start() == 0 and len(tokens) == 1 and not span[0].isdigit():
+                    continue
+                candidates.append((weight + match.start() / 1000, span))
+        if candidates:
+            return min(candidates)[1]
+    return ""
+
+
+def snippets_suffice(question: str, hits: list[SearchHit]) -> bool:
+    """Whether a snippet already covers the question well enough to answer without reading pages."""
+    ranked = rank_sentences(question, [h.snippet for h in hits])
+    return bool(ranked) and ranked[0][0] >= 0.75
+
+
+def no_result(state: RunState, language: str, depth: str, threshold: float) -> AgentReply:
+    """The reply when nothing relevant was found, or an error reply when no search could run at all."""
+    if state.outages and len(state.outages) == len(state.queries):
+        # No search could run: an outage, not "nothing relevant" (the search never happened).
+        reason = state.outages[-1]
+        return AgentReply(text=message("web.search_down", language, error=reason),
+                          data={"status": STATUS_ERROR, "error": reason, "outage": True, **state.data([], depth)})
+    text = (f"{message('web.no_result', language)}.\n\n"
+            + message("web.no_result_detail", language, score=state.max_score, threshold=threshold))
+    return AgentReply(text=text, data={"status": STATUS_NO_RESULT, **state.data([], depth)})
+
+
+def compose(question: str, passages: list[tuple[SearchHit, str]], state: RunState, language: str, depth: str,
+            threshold: float) -> AgentReply:
+    """Extractive answer: a summary from the best sentences, details per source, then the source list."""
+    ranked: list[tuple[float, str, SearchHit]] = []
+    wants_number = bool(_WH_NUMBER.search(question))
+    for hit, text in passages:
+        for score, sentence in rank_sentences(question, [text]):
+            if wants_number and re.search(r"\d", sentence):
+                score += NUMBER_BONUS  # "how many / when" questions are answered by a number or date
+            ranked.append((score, sentence, hit))
+    ranked.sort(key=lambda item: item[0], reverse=True)
+    if not ranked:
+        return no_result(state, language, depth, threshold)
+    summary = " ".join(short(sentence, 300) for _, sentence, _ in ranked[:2])
+    sources: list[SearchHit] = []
+    details: list[str] = []
+    for hit, text in passages:
+        if hit in sources:
+            continue
+        # A page picked by chunk ranking (or reached by the follow-up hop) may share no word with the
+        # question; it is still a source, cited by its opening sentence.
+        best = next((s for _, s, h in ranked if h is hit), None) or next(iter(split_sentences(text)), None)
+        if best is None:
+            continue
+        sources.append(hit)
+        details.append(f"- {message('web.according', language, source=_source_name(hit))}: {short(best)} "
+                       f"[{len(sources)}]")
+    listing = "\n".join(f"{i}. [{h.title}]({h.url})" for i, h in enumerate(sources, 1))
+    text = (f"{summary}\n\n**{message('web.details', language)}**\n" + "\n".join(details)
+            + f"\n\n**{message('web.sources', language)}**\n{listing}")
+    answer = short_answer(question, [s for _, s, _ in ranked[:3]])
+    data = {"status": STATUS_OK, "answer": answer, "summary": summary, **state.data(sources, depth)}
+    return AgentReply(text=text, data=data)
