@@ -3,43 +3,13 @@ protocol; OpenAI is unreachable here), resolving dates by rules; when the model 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
-
-from pydantic import BaseModel
-
 from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.llm import CallRecord, LLMError
+from ai_llm.common.llm import LLMError
 from ai_llm.common.process import Child
 from ai_llm.common.runtime import HubDeps
 from ai_llm.file_management_agent.agent import FileAgent
 from tests.file_management_agent.conftest import clear_records, file_agent
-
-
-class ScriptedLLM:
-    """Returns scripted drafts in order (an exception instance is raised instead)."""
-
-    def __init__(self, *replies: dict[str, Any] | Exception) -> None:
-        self.replies = list(replies)
-        self.calls: list[CallRecord] = []
-        self.prompts: list[list[dict[str, str]]] = []
-
-    async def parse(self, messages: Sequence[dict[str, str]], schema: type[BaseModel], **_: Any) -> Any:
-        self.prompts.append(list(messages))
-        reply = self.replies.pop(0)
-        if isinstance(reply, Exception):
-            raise reply
-        return schema.model_validate(reply)
-
-    async def chat(self, messages: Sequence[dict[str, str]], **_: Any) -> str:
-        raise AssertionError("instructions are mapped with structured output")
-
-    async def stream(self, messages: Sequence[dict[str, str]], **_: Any) -> AsyncIterator[str]:
-        raise AssertionError("instructions are mapped with structured output")
-        yield ""
-
-    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
-        raise AssertionError("instructions are mapped with structured output")
+from tests.structured_llm import StructuredReplies
 
 
 async def test_model_mapped_instructions_and_rule_fallback(deps: HubDeps, test_rag: Child) -> None:
@@ -49,7 +19,7 @@ async def test_model_mapped_instructions_and_rule_fallback(deps: HubDeps, test_r
         for name in ("cdc_outpatient_infection_prevention_guide.txt", "sales.csv", "roadmap.md"):
             ids[name] = (await agent.upload(name, f"{name} content".encode())).json()["id"]
         await agent.service.wait_idle()
-        llm = ScriptedLLM(
+        llm = StructuredReplies(
             {"operation": "delete", "name_terms": ["infection"]},
             {"operation": "list", "time_range": "this_week", "extension": "csv"},
             LLMError("scripted outage"),

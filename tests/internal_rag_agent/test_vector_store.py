@@ -48,11 +48,21 @@ async def store_texts(store: Any, embeddings: OpenAIEmbeddings, ref: str, texts:
     return vectors
 
 
+async def _match(db: Database, query: list[float], threshold: float, count: int) -> list[dict[str, Any]]:
+    """`match_documents` as the store calls it: HNSW `ef_search` raised to the count in the same transaction
+    (with the default of 40 the index yields at most 40 candidates, whatever else the shared test database
+    holds)."""
+    async with db.connection() as conn:
+        await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(max(count, 40)),))
+        cur = await conn.execute("SELECT * FROM match_documents(%s::vector, %s, %s)", (str(query), threshold, count))
+        return list(await cur.fetchall())
+
+
 async def test_match_documents_sql_function(db: Database, embeddings: OpenAIEmbeddings) -> None:
     ref = unique_ref("sql")
     vectors = await store_texts(PgVectorStore(db), embeddings, ref, TEXTS)
     [query] = await embeddings.embed(["How long can an opened multi-dose vial be kept?"])
-    rows = await db.fetch("SELECT * FROM match_documents(%s::vector, %s, %s)", (str(query), -1.0, 1000))
+    rows = await _match(db, query, -1.0, 1000)
     ours = [r for r in rows if r["storage_ref"] == ref]
     assert [r["chunk_index"] for r in ours][0] == 0
     for row in ours:
@@ -62,11 +72,10 @@ async def test_match_documents_sql_function(db: Database, embeddings: OpenAIEmbe
     assert sims == sorted(sims, reverse=True)
     # The threshold drops weaker rows; match_count caps the result.
     cut = (ours[0]["similarity"] + ours[1]["similarity"]) / 2
-    above = await db.fetch("SELECT storage_ref, chunk_index FROM match_documents(%s::vector, %s, 1000)",
-                           (str(query), cut))
+    above = await _match(db, query, cut, 1000)
     assert (ref, 0) in {(r["storage_ref"], r["chunk_index"]) for r in above}
     assert (ref, ours[1]["chunk_index"]) not in {(r["storage_ref"], r["chunk_index"]) for r in above}
-    assert len(await db.fetch("SELECT * FROM match_documents(%s::vector, -1, 1)", (str(query),))) == 1
+    assert len(await _match(db, query, -1.0, 1)) == 1
     await PgVectorStore(db).delete_document(ref)
 
 

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
 
 import docx
 import pytest
-from pydantic import BaseModel
 
 from ai_llm.common.a2a_server import AgentRequest, Progress, free_port
-from ai_llm.common.llm import CallRecord, LLMError, LocalEngine
+from ai_llm.common.llm import LLMError, LocalEngine
 from ai_llm.common.text import split_sentences
 from ai_llm.report_writing_agent.agent import ReportAgent
 from ai_llm.report_writing_agent.file_store_client import FileStoreClient
@@ -29,35 +26,9 @@ from tests.report_writing_agent.report_inputs import (
     expected_reference_texts,
     hybrid_results,
 )
+from tests.structured_llm import StructuredReplies
 
 INSTRUCTION = "외래 감염 예방 hand hygiene 결과를 바탕으로 보고서 작성해줘"
-
-
-class ScriptedLLM:
-    """A fake OpenAI-style model implementing the LLM protocol: returns a scripted draft, records prompts."""
-
-    def __init__(self, draft: dict[str, Any] | None = None, fail: bool = False) -> None:
-        self.draft = draft
-        self.fail = fail
-        self.calls: list[CallRecord] = []
-        self.prompts: list[list[dict[str, str]]] = []
-
-    async def chat(self, messages: Sequence[dict[str, str]], **_: Any) -> str:
-        raise AssertionError("the report writer uses structured output")
-
-    async def stream(self, messages: Sequence[dict[str, str]], **_: Any) -> AsyncIterator[str]:
-        raise AssertionError("the report writer uses structured output")
-        yield ""
-
-    def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
-        raise AssertionError("the report writer uses structured output")
-
-    async def parse(self, messages: Sequence[dict[str, str]], schema: type[BaseModel], **_: Any) -> Any:
-        self.prompts.append(list(messages))
-        self.calls.append(CallRecord("parse", "scripted", "write_report", 0.0))
-        if self.fail:
-            raise LLMError("scripted outage")
-        return schema.model_validate(self.draft)
 
 
 def _docx_text(content: bytes) -> str:
@@ -108,7 +79,7 @@ async def test_long_inputs_are_condensed_within_the_budget() -> None:
     offline = await ReportBuilder(LocalEngine()).build("needle disposal containers report", previous)
     assert len(offline.sections[0].body) <= SECTION_BUDGET_CHARS + 10
     assert key in offline.sections[0].body  # the relevant sentence survives condensing
-    llm = ScriptedLLM({"title": "t", "summary": "s [1]", "sections": [{"heading": "h", "body": "b [1]"}],
+    llm = StructuredReplies({"title": "t", "summary": "s [1]", "sections": [{"heading": "h", "body": "b [1]"}],
                        "conclusion": "c"})
     await ReportBuilder(llm).build("needle disposal containers report", previous)
     prompt = "\n".join(m["content"] for m in llm.prompts[0])
@@ -120,7 +91,7 @@ async def test_llm_writes_prose_from_the_inputs_and_cannot_add_sources() -> None
              "sections": [{"heading": "내부 지침", "body": "지침은 표준 예방 조치를 요구합니다 [1].", "references": [1, 7]},
                           {"heading": "웹", "body": "손 소독제 비치가 권고됩니다 [2][3].", "references": [2, 3]}],
              "conclusion": "표준 예방 조치와 손 위생을 지킵니다 [1][2]."}
-    llm = ScriptedLLM(draft)
+    llm = StructuredReplies(draft)
     report = await ReportBuilder(llm).build(INSTRUCTION, hybrid_results())
     assert report.written_by == "llm" and len(llm.prompts) == 1
     assert "[9]" not in report.summary and "[2]" in report.summary
@@ -130,7 +101,7 @@ async def test_llm_writes_prose_from_the_inputs_and_cannot_add_sources() -> None
     assert "Hand hygiene is the single most effective measure" in prompt
     assert all(s["url"] in prompt for s in WEB_SOURCES) and "invent no facts" in llm.prompts[0][0]["content"]
 
-    fallback = await ReportBuilder(ScriptedLLM(fail=True)).build(INSTRUCTION, hybrid_results())
+    fallback = await ReportBuilder(StructuredReplies(LLMError("scripted outage"))).build(INSTRUCTION, hybrid_results())
     assert fallback.written_by == "offline" and len(fallback.references) == 3
 
 

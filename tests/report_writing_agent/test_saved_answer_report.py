@@ -22,7 +22,7 @@ from tests.report_writing_agent.report_inputs import (
     WEB_SOURCES,
     saved_answer_results,
 )
-from tests.report_writing_agent.test_report_builder import ScriptedLLM
+from tests.structured_llm import StructuredReplies
 
 HEADINGS = {"ko": ("요약", "결론", "참고 문헌", "내부 문서 검색 결과", "작성일", "질문"),
             "en": ("Summary", "Conclusion", "References", "Internal documents", "Date", "Question")}
@@ -127,7 +127,7 @@ async def test_llm_fills_the_same_structure_and_cannot_invent_quotes() -> None:
                                  {"text": "Vials may be kept for a year.", "reference": 1, "page": 33},
                                  {"text": VIAL_SENTENCE, "reference": 4, "page": 33}]}],
         "conclusion": "개봉일을 기록합니다 [1]."}
-    llm = ScriptedLLM(draft)
+    llm = StructuredReplies(draft)
     report = await ReportBuilder(llm).build(_instruction(question), saved_answer_results(question))
     assert report.written_by == "llm" and report.title == "다회용 바이알 개봉 후 사용 기한"
     assert [(q.text, q.reference, q.page) for q in report.sections[0].quotes] == [(VIAL_SENTENCE, 1, 33)]
