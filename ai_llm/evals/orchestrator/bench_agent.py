@@ -38,7 +38,7 @@ from ai_llm.common.a2a_server import (
     bind_socket,
     build_agent_app,
     make_card,
-    serve_app,
+    run_server,
 )
 from ai_llm.common.events import AgentReply
 
@@ -122,7 +122,7 @@ def main() -> None:
         card = make_card(args.name, f"benchmark agent sleeping {args.delay}s", url,
                          [{"id": "sleep", "description": "sleeps a fixed time"}])
         app = build_agent_app(card, HubAgentExecutor(args.name, handle))
-    asyncio.run(serve_app(app, sock))
+    run_server(app, sock)  # the loop every hub process serves on (uvloop)
 
 
 if __name__ == "__main__":
