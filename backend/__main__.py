@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 
-from ai_llm.common.a2a_server import base_url, bind_socket, serve_app
+from ai_llm.common.a2a_server import base_url, bind_socket, run_server
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import get_settings
 from backend.api.main import create_app
@@ -22,7 +21,7 @@ def main() -> None:
     setup_logging("backend")
     sock = bind_socket(settings.hub_host, args.port)
     log.info("backend serving at %s", base_url(settings.hub_host, sock.getsockname()[1]))
-    asyncio.run(serve_app(create_app(settings), sock))
+    run_server(create_app(settings), sock)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from ai_llm.common.a2a_server import bind_socket, serve_app
+from ai_llm.common.a2a_server import bind_socket, run_server
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import get_settings
 from ai_llm.embedding_server.server import ServerConfig, create_app
@@ -18,8 +17,8 @@ def main() -> None:
     args = parser.parse_args()
     setup_logging("embedding_server")
     sock = bind_socket(settings.hub_host, args.port)
-    asyncio.run(serve_app(create_app(settings.hub_token, settings.allowed_hosts,
-                                      ServerConfig.from_settings(settings)), sock))
+    run_server(create_app(settings.hub_token, settings.allowed_hosts,
+                          ServerConfig.from_settings(settings)), sock)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sys
 
-from ai_llm.common.a2a_server import base_url, bind_socket, serve_app
+from ai_llm.common.a2a_server import base_url, bind_socket, run_server
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import get_settings
 from ai_llm.search_gateway.config import ConfigError
@@ -38,7 +38,7 @@ def main() -> None:
     sock = bind_socket(settings.hub_host, args.port)
     url = base_url(settings.hub_host, sock.getsockname()[1])
     log.info("search gateway serving MCP at %s/mcp", url)
-    asyncio.run(serve_app(create_http_app(settings, mcp), sock))
+    run_server(create_http_app(settings, mcp), sock)
 
 
 if __name__ == "__main__":
