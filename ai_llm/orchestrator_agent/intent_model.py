@@ -7,10 +7,13 @@ vocabulary to ship). The shipped file (`intent_model.npz`) holds only the weight
 the classes, and the document frequency of analysed terms over the training messages (the background that
 weighs catalog matches: a word common in requests, such as "what" or "알려", says little about a document).
 
-Training is deterministic (`train_model`, `hub train intent`) and uses only the development sets:
-`benchmarks/data/intent_dev.jsonl` and `intent_test.jsonl` (the first blind set's two splits: its test split,
-reported once, became development data afterwards), `benchmarks/data/intent_eval.jsonl` and
-`tests/orchestrator_agent/intent_dev.jsonl`. The fresh blind holdout (`intent_holdout.jsonl`) is never read here.
+Training is deterministic (`train_model`; `python -m ai_llm.orchestrator_agent.intent_model` retrains and
+writes the file) and uses only development data (`TRAINING_SETS`): `benchmarks/data/intent_dev.jsonl` and
+`intent_test.jsonl` (the first blind set's two splits), `intent_eval.jsonl`, `intent_holdout.jsonl` and
+`intent_holdout2.jsonl` (fresh blind holdouts, each reported once before it became development data),
+`intent_dev2.jsonl` (a blind development set rich in DIRECT requests) and
+`tests/orchestrator_agent/intent_dev.jsonl`. The newest holdout (`intent_holdout3.jsonl`) is never read here
+(a test checks it).
 """
 
 from __future__ import annotations
@@ -31,10 +34,9 @@ from ai_llm.common.text import normalize
 from ai_llm.common.text_analysis import analyze
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
-TRAINING_SETS = (PROJECT_ROOT / "benchmarks" / "data" / "intent_dev.jsonl",
-                 PROJECT_ROOT / "benchmarks" / "data" / "intent_test.jsonl",
-                 PROJECT_ROOT / "benchmarks" / "data" / "intent_eval.jsonl",
-                 PROJECT_ROOT / "tests" / "orchestrator_agent" / "intent_dev.jsonl")
+TRAINING_SETS = (*(PROJECT_ROOT / "benchmarks" / "data" / name for name in (
+    "intent_dev.jsonl", "intent_test.jsonl", "intent_eval.jsonl", "intent_holdout.jsonl", "intent_holdout2.jsonl",
+    "intent_dev2.jsonl")), PROJECT_ROOT / "tests" / "orchestrator_agent" / "intent_dev.jsonl")
 N_FEATURES = 2**18
 NGRAMS = (1, 4)
 #: Inverse regularisation strength of the logistic regression (chosen by cross-validation on the dev split).
