@@ -7,7 +7,7 @@ Sessions are counted by the MCP `initialize` handshakes the client runs (a count
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,42 +95,46 @@ async def test_concurrent_requests_share_one_session(web_deps: HubDeps, initiali
         await pool.aclose()
 
 
-async def test_restarted_gateway_is_reconnected_transparently(own_gateway: dict[str, Any], embedding_server: str,
-                                                              initializes: list[str]) -> None:
+@pytest.fixture
+async def pooled_agent(own_gateway: dict[str, Any], embedding_server: str
+                       ) -> AsyncIterator[tuple[WebResearchAgent, SearchToolsetPool]]:
+    """The web agent on a session pool to the restartable gateway; the pool is closed afterwards."""
     deps = make_deps(make_settings(own_gateway["gateway"].url, embedding_server))
     pool = SearchToolsetPool(deps.settings)
-    agent = WebResearchAgent(deps, pool.acquire)
     try:
-        await _ok(agent)
-        own_gateway["stop"]()
-        own_gateway["restart"]()
-        # The restarted server no longer knows the session: the call fails on it and is retried on a new one.
-        await _ok(agent)
-        assert pool.sessions_opened == 2 and pool.retries == 1 and len(initializes) == 2
-        await _ok(agent)  # and the new session is kept
-        assert pool.sessions_opened == 2 and len(initializes) == 2
+        yield WebResearchAgent(deps, pool.acquire), pool
     finally:
         await pool.aclose()
 
 
-async def test_gateway_down_is_a_clear_error_then_recovers(own_gateway: dict[str, Any], embedding_server: str,
-                                                           initializes: list[str]) -> None:
-    deps = make_deps(make_settings(own_gateway["gateway"].url, embedding_server))
-    pool = SearchToolsetPool(deps.settings)
-    agent = WebResearchAgent(deps, pool.acquire)
-    try:
-        await _ok(agent)
-        own_gateway["stop"]()
-        # The kept session is dead and no new one can be opened: the same error as a gateway never reached.
-        for _ in range(2):
-            reply = await agent.research(GLOWFISH_Q, language="en")
-            assert reply.data["status"] == "error" and "unreachable" in reply.data["error"], reply.data
-            assert reply.text.startswith("The search tools cannot be reached")
-        own_gateway["restart"]()
-        await _ok(agent)
-        assert pool.sessions_opened == 2
-    finally:
-        await pool.aclose()
+async def test_restarted_gateway_is_reconnected_transparently(
+        own_gateway: dict[str, Any], pooled_agent: tuple[WebResearchAgent, SearchToolsetPool],
+        initializes: list[str]) -> None:
+    agent, pool = pooled_agent
+    await _ok(agent)
+    own_gateway["stop"]()
+    own_gateway["restart"]()
+    # The restarted server no longer knows the session: the call fails on it and is retried on a new one.
+    await _ok(agent)
+    assert pool.sessions_opened == 2 and pool.retries == 1 and len(initializes) == 2
+    await _ok(agent)  # and the new session is kept
+    assert pool.sessions_opened == 2 and len(initializes) == 2
+
+
+async def test_gateway_down_is_a_clear_error_then_recovers(
+        own_gateway: dict[str, Any], pooled_agent: tuple[WebResearchAgent, SearchToolsetPool],
+        initializes: list[str]) -> None:
+    agent, pool = pooled_agent
+    await _ok(agent)
+    own_gateway["stop"]()
+    # The kept session is dead and no new one can be opened: the same error as a gateway never reached.
+    for _ in range(2):
+        reply = await agent.research(GLOWFISH_Q, language="en")
+        assert reply.data["status"] == "error" and "unreachable" in reply.data["error"], reply.data
+        assert reply.text.startswith("The search tools cannot be reached")
+    own_gateway["restart"]()
+    await _ok(agent)
+    assert pool.sessions_opened == 2
 
 
 async def test_unreachable_gateway_through_the_pool(embedding_server: str) -> None:
