@@ -125,23 +125,17 @@ class PostgresConversationStore(ConversationStore):
     """The store on the hub database, shared by replicas and kept across restarts.
 
     Args:
-        db: an open (or opened by `open`) pool on a database migrated to 0008.
+        db: an open pool on a database migrated to 0008 (its owner opens and closes it; `AgentState` uses the
+            process's shared pool).
         retention_s: life of history turns and of values stored without `ttl_s`.
     """
 
-    def __init__(self, db: Database, retention_s: float = RETENTION_S, *, owns_pool: bool = False) -> None:
+    def __init__(self, db: Database, retention_s: float = RETENTION_S) -> None:
         self.db = db
         self.retention_s = retention_s
-        self._owns_pool = owns_pool
 
     async def open(self) -> None:
-        if self._owns_pool:
-            await self.db.open()
         await self.purge_expired()
-
-    async def close(self) -> None:
-        if self._owns_pool:
-            await self.db.close()
 
     async def purge_expired(self) -> None:
         """Delete expired values and history older than the retention."""
