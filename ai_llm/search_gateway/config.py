@@ -84,7 +84,7 @@ class ProviderConfig:
 class CacheConfig:
     enabled: bool = True
     semantic: bool = True
-    semantic_threshold: float = 0.4
+    semantic_threshold: float = 0.25
     embed_timeout_s: float = 5.0
     #: Serve a semantic hit only when `query_match.same_request` holds (False: cosine alone, the old policy).
     semantic_guard: bool = True
@@ -228,7 +228,7 @@ def load_config(path: Path | None = None) -> GatewayConfig:
         )
 
     raw_cache = data.get("cache") or {}
-    threshold = float(raw_cache.get("semantic_threshold", 0.4))
+    threshold = float(raw_cache.get("semantic_threshold", 0.25))
     if not 0.0 < threshold <= 1.0:
         raise ConfigError(f"{_where(path, 'semantic_threshold')}: semantic_threshold must be in (0, 1]")
     candidates = _number(path, "semantic_candidates", raw_cache.get("semantic_candidates", 10), int)

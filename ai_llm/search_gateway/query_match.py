@@ -8,22 +8,24 @@ How the two texts are compared:
 
 1. **Content terms.** Each query becomes a sequence of terms. Latin-script words are case-folded and
    reduced to a singular form; numbers are kept whole (``3.12``, ``1,000`` → ``1000``); meaningful symbols
-   (``% $ € £ ¥ ₩ ° + #``) are terms. Korean goes through the Kiwi morphological analyser: nouns
-   (NNG/NNP/NNB/NR/NP), roots (XR), verb/adjective stems (VV/VA), adverbs and determiners (MAG/MM) are terms;
+   (``% $ € £ ¥ ₩ ° + #``) are terms; "k8s" / "i18n" are one word. Korean goes through the Kiwi morphological
+   analyser, with its typo model ("환률" is read as "환율"): nouns (NNG/NNP/NNB/NR/NP), roots (XR), verb/adjective stems (VV/VA), adverbs and determiners (MAG/MM) are terms;
    particles, endings and verbalising suffixes are not, so "서울의 날씨는?" and "서울 날씨" have the same
    terms. Prefixes and noun suffixes stay on their noun (비+흡연자, 성장+률): they change what is asked.
-   Kiwi keeps some "<event>일" nouns whole (종료일) and splits others (출시 + 일); they are always split, so
-   the day can stand for 언제 (below), except nouns that are not an event's day (토요일, 공휴일, 기념일 …).
+   Kiwi keeps some "<event>일" nouns whole (종료일) and splits others (출시 + 일); they are always split, and the
+   day is 날짜 ("출시일" = "출시 날짜") and can stand for 언제 (below), except nouns that are not an event's day
+   (토요일, 공휴일, 기념일 …).
 2. **Neutral words** carry no request content and are dropped: request phrasing ("please tell me", "could
    you explain", "kindly list", "recommend", "알려줘", "좀", "검색해 줘", "부탁드립니다", "추천", "여부"),
-   articles, auxiliaries, pronouns, "this"/"이번". Question words (what, how, who, when, where, 뭐, 어떻게,
+   articles, auxiliaries, pronouns, "this"/"이번", "current"/"now"/"현재"/"지금". Question words (what, how, who, when, where, 뭐, 어떻게,
    언제, 누구, 얼마, 몇) and the tense of "to be" may be left out on one side ("who is the CEO of Apple" =
    "Apple CEO") but must agree when both sides have one ("what to eat" ≠ "where to eat", "어떻게 신청" ≠
    "언제 신청"). "how" + an adjective ("how tall", "how long") and 몇 + a unit ("몇 명", "몇 퍼센트") are one
    question word each ("몇 명" ≠ "몇 시"). Negation (not, no, never, without, 안, 못, 않, 아니, 없) is
    never neutral, nor are acronyms ("US", and "WHO" unless the query is typed in capitals), the month "May"
-   or letters written against digits ("S24", "4o"). The dependent noun 법 ("사는 법") is 방법; the noun 법
-   ("law") is not.
+   or letters written against digits ("S24", "4o"). 방법, 어떻게 and 법 after a verb or written against a
+   noun ("사는 법", "계산법") are the question word "how" ("how to" carries no goal); a law named in one word
+   (노동법, 형법) is not.
 3. **Same terms.** Runs of terms that name one thing become one term first, longest first, with the
    equivalence groups it belongs to (`equivalents()`):
 
@@ -55,12 +57,20 @@ How the two texts are compared:
      when → date/year/기간/일, how much → price, how tall → height, where → location/곳, what → meaning;
      "when is Chuseok" = "Chuseok date", "아이폰 16 언제 출시돼" = "아이폰 16 출시일"), one noun per question
      word, and only that question word's nouns ("Samsung founding location" ≠ "when was Samsung founded");
+   * one name written two ways by the rules of how short forms and transliterations are made
+     (`name_variants`): initials ("ROI" / "return on investment"), consonant abbreviations ("tmrw", "TSLA"),
+     numeronyms ("k8s"), Korean syllable abbreviations ("시총" / "시가총액", "삼전" / "삼성전자"), letter names
+     ("LG" / "엘지") and Hangul transliterations ("Ubuntu" / "우분투");
+   * a Korean loanword and a native word that the Korean–English tables render by the same English word
+     ("리스트" / "목록", "에러" / "오류"); never two native words ("사장" / "회장" are both "president");
    * a spacing variant: one side's term is adjacent terms of the other written together ("iphone15");
    * for Korean, where a typo or unusual spacing makes Kiwi segment differently, the query's content
      words (its space-separated words that hold a content term, trailing particles and endings cut off)
      are compared as one string without spaces: equal means a spacing variant ("청년 도약 계좌" /
      "청년도약계좌"); one jamo apart, in the third or a later syllable of a word of three or more syllables,
-     means a typo ("최저임굼", "카카오뱅그"), while "양주시" / "영주시" or "안양시" / "안산시" stay apart.
+     means a typo ("최저임굼", "카카오뱅그"), as do a plain consonant for a tense one after a word's first
+     syllable ("날시") and two syllables swapped inside a word of four or more ("엔디비아"), while "양주시" /
+     "영주시", "안산" / "안성" or "안양시" / "안산시" stay apart.
 
    When merged names leave a difference, the unmerged terms are compared too, so a typo inside a name is
    still forgiven ("exhange rate" / "exchange rate"). Numbers are never fuzzy, inside names or out
@@ -98,9 +108,9 @@ It is cheap: a regex pass, one Kiwi call for text with Hangul (≈0.1–0.3 ms),
 (≈1 ms a comparison in all), and an LRU cache of analysed queries. Kiwi (≈1 s, ≈300 MB) and the equivalence
 tables (≈0.15 s, ≈13k phrases) are loaded once per process, lazily; `warm_up()` loads both ahead of time.
 
-Because the check decides, the cache's cosine threshold only picks candidates and sits low (0.4 in
+Because the check decides, the cache's cosine threshold only picks candidates and sits low (0.25 in
 `search_config.yaml`): all-MiniLM-L6-v2 is an English model and puts typos ("Samsng") and Korean/English
-names of one thing ("NVIDIA" / "엔비디아", "AI" / "인공지능") at 0.45-0.7.
+names of one thing ("NVIDIA" / "엔비디아", "Microsoft CEO" / "마이크로소프트 최고경영자") at 0.25-0.7.
 """
 
 from __future__ import annotations
@@ -114,6 +124,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from ai_llm.search_gateway import name_variants
+
 TermKind = Literal["word", "number", "symbol", "korean"]
 
 _HANGUL_CHARS = "\uac00-\ud7a3\u3131-\u318e\u1100-\u11ff"
@@ -123,7 +135,7 @@ _SYLLABLE = re.compile("[\uac00-\ud7a3]")
 _LONE_JAMO = re.compile("[\u1100-\u11ff\u3131-\u318e]+")
 # Latin/other-script words without digits or Hangul, numbers with decimal/thousands separators, and the
 # symbols that change a request (currencies, percent, degrees, C++ / S24+ / C#).
-_TOKEN = re.compile(rf"(?P<number>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_{_HANGUL_CHARS}]+)|(?P<symbol>[%$€£¥₩°+#])")
+_TOKEN = re.compile(rf"(?P<numeronym>(?<![A-Za-z0-9])[A-Za-z]\d{{1,2}}[A-Za-z](?![A-Za-z0-9]))|(?P<number>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_{_HANGUL_CHARS}]+)|(?P<symbol>[%$€£¥₩°+#])")
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 _CONTRACTIONS = [(re.compile(pattern, re.IGNORECASE), replacement) for pattern, replacement in [
     (r"\bcan['’]t\b", "can not"), (r"\bwon['’]t\b", "will not"), (r"\bcannot\b", "can not"), (r"n['’]t\b", " not"),
@@ -139,7 +151,7 @@ ENGLISH_NEUTRAL = frozenset("""
     of on at for with about regarding concerning via and or also just really actually exactly
     please pls plz kindly tell show find search searching look give get know want wanna need like let lets
     list provide recommend recommended recommendation suggest suggestion between
-    explain describe info information details detail s
+    explain explained explanation describe info information details detail s current currently now
     hi hello hey thanks thank
     inc corp corporation ltd llc plc co
 """.split())
@@ -155,7 +167,7 @@ OPTIONAL_WORDS = {
     "is": ("tense", "is"), "are": ("tense", "is"), "am": ("tense", "is"), "was": ("tense", "was"),
     "were": ("tense", "was"),
     "뭐/N": ("wh", "what"), "무엇/N": ("wh", "what"), "무슨/M": ("wh", "what"), "어떤/M": ("wh", "what"),
-    "어느/M": ("wh", "what"), "어떻/V": ("wh", "how"), "어떠/V": ("wh", "how"), "언제/N": ("wh", "when"),
+    "어느/M": ("wh", "what"), "어떻/V": ("wh", "how"), "어떻게/M": ("wh", "how"), "방법/N": ("wh", "how"), "어떠/V": ("wh", "how"), "언제/N": ("wh", "when"),
     "언제/M": ("wh", "when"), "어디/N": ("wh", "where"), "어디/M": ("wh", "where"), "누구/N": ("wh", "who"),
     "왜/M": ("wh", "why"), "얼마/N": ("wh", "much"), "얼마나/M": ("wh", "much"), "몇/M": ("wh", "many"),
     "몇/N": ("wh", "many"),
@@ -240,7 +252,7 @@ KOREAN_NEUTRAL = frozenset("""
     알리/V 알/V 주/V 주시/V 보/V 보이/V 찾/V 찾아보/V 말하/V 가르치/V 대하/V 관하/V 있/V 하/V 되/V 싶/V
     그렇/V 감사하/V 고맙/V 드리/V
     검색/N 조회/N 확인/N 설명/N 정리/N 궁금/N 부탁/N 질문/N 정보/N 관련/N 것/N 거/N 수/N 등/N
-    데/N 나/N 저/N 제/N 내/N 우리/N 저희/N 주식회사/N 감사/N 여부/N
+    데/N 나/N 저/N 제/N 내/N 우리/N 저희/N 주식회사/N 감사/N 여부/N 현재/N 지금/N 현재/M 지금/M
     추천/N 이번/N
     이/M 그/M 저/M 좀/M 혹시/M 그냥/M 제발/M 한번/M 정말/M 진짜/M 꼭/M 다시/M
 """.split())
@@ -341,7 +353,9 @@ def _analyser() -> Any:
                 # Without the typo and multi-word dictionaries: 300 MB instead of 490 MB, and the same
                 # segmentation of the morphemes compared here.
                 kiwi = Kiwi(load_typo_dict=False, load_multi_dict=False)
-                kiwi.tokenize("준비")  # the first call finishes loading the model (≈1 s): pay it here
+                # 주가 ("stock price") at the end of a query is otherwise read as 주 + the particle 가.
+                kiwi.add_user_word("주가", "NNG")
+                kiwi.tokenize("준비", typos="basic")  # the first call finishes loading (≈1 s): pay it here
                 _kiwi = kiwi
     return _kiwi
 
@@ -400,13 +414,15 @@ def _pieces(text: str, hangul: bool) -> list[_Piece]:
     pieces = []
     for m in _TOKEN.finditer(text):
         tag = m.lastgroup or "word"
-        if tag == "word" and len(m.group()) > 1 and m.group().isupper() and not shouting:
+        if tag == "numeronym":
+            tag = "acronym"  # k8s, i18n: one word (name_variants.is_numeronym)
+        elif tag == "word" and len(m.group()) > 1 and m.group().isupper() and not shouting:
             tag = "acronym"  # US, IT, CO: never a neutral word
         elif tag == "word" and m.group() == "May":
             tag = "acronym"  # the month, not the auxiliary: "May 2024 CPI" is not "2024 CPI"
         pieces.append(_Piece(m.start(), m.end(), m.group().casefold(), tag))
     if hangul:
-        for token in _analyser().tokenize(text):
+        for token in _analyser().tokenize(text, typos="basic"):  # Kiwi's typo model: 환률 → 환율
             tag = token.tag.split("-")[0]  # VV-I, VA-R: irregular conjugation classes
             if tag[0] in "NVMXJE":  # Korean morphemes; numbers, Latin words and symbols come from the regex
                 pieces.append(_Piece(token.start, token.start + token.len, token.form, tag))
@@ -471,6 +487,8 @@ def _terms(pieces: list[_Piece]) -> list[Term]:
         elif tag == "word":
             if id(piece) in coded:
                 add(form, form, "word", piece)
+            elif form == "to" and terms and terms[-1].optional == "wh" and piece.start - terms[-1].end <= 1:
+                pass  # "how to convert": an infinitive, not a goal
             elif form in ENGLISH_ROLES:
                 pending_role = ENGLISH_ROLES[form]
             elif (form in HOW_ADJECTIVES and terms and terms[-1].key == "how" and terms[-1].optional
@@ -489,6 +507,8 @@ def _terms(pieces: list[_Piece]) -> list[Term]:
                 terms[-1] = replace(terms[-1], role=role)
         elif tag == "XPN":
             prefix = piece
+        elif tag == "XSN" and form == "법" and terms and terms[-1].kind == "korean" and piece.start == last_end:
+            add("how", form, "korean", piece, "wh")  # as the noun 법 written against a noun, below
         elif tag == "XSN":
             # A noun suffix changes the noun (성장 → 성장률, 경제 → 경제적), except the plural 들.
             if form != "들" and terms and terms[-1].kind == "korean" and piece.start == last_end:
@@ -513,8 +533,13 @@ def _terms(pieces: list[_Piece]) -> list[Term]:
             if prefix is not None and prefix.end == piece.start:
                 form = prefix.form + form
             prefix = None
-            if tag == "NNB" and form == "법":
-                add("방법", form, "korean", piece)  # 사는 법 = 사는 방법 (the noun 법, "law", is NNG)
+            attached = bool(terms) and terms[-1].kind == "korean" and piece.start == last_end
+            if form == "법" and (tag == "NNB" or attached):
+                # 사는 법 = 계산법 = 사는 방법 = 어떻게 사는지; a law is one word (노동법, 형법)
+                add("how", form, "korean", piece, "wh")
+                continue
+            if form == "일" and attached:
+                add("날짜", form, "korean", piece)  # 출시일 = 출시 날짜
                 continue
             add(form, form, "korean", piece)
     return terms
@@ -542,7 +567,7 @@ def _split_date_nouns(terms: list[Term]) -> list[Term]:
                 and not key.endswith(_WHOLE_DAY_NOUNS) and _SYLLABLE.fullmatch(key[-2])):
             cut = term.start + len(key) - 1
             out.append(replace(term, key=key[:-1], surface=term.surface[:-1], end=cut, role=None))
-            out.append(replace(term, key="일", surface="일", start=cut))
+            out.append(replace(term, key="날짜", surface="일", start=cut))  # 출시일 = 출시 날짜
         else:
             out.append(term)
     return out
@@ -740,6 +765,12 @@ def _one_edit(a: str, b: str) -> int | None:
     return i if long_[i + 1:] == short[i:] else None
 
 
+#: Plain and tense consonants (conjoining jamo, initial and final forms), often mistyped for each other.
+_TENSE_PAIRS = frozenset(frozenset(pair) for pair in ("\u1100\u1101", "\u1103\u1104", "\u1107\u1108",
+                                                       "\u1109\u110a", "\u110c\u110d", "\u11a8\u11a9",
+                                                       "\u11ba\u11bb"))
+
+
 def _korean_variant(a: RequestTerms, b: RequestTerms) -> bool:
     """Spacing or one-jamo typo variant, judged on the content words of both queries (module docstring, 3)."""
     def content(q: RequestTerms) -> tuple[str, list[tuple[int, Word]]]:
@@ -755,19 +786,31 @@ def _korean_variant(a: RequestTerms, b: RequestTerms) -> bool:
     text_b, spans_b = content(b)
     if text_a == text_b:
         return True
+
+    def word_at(char: int, spans: list[tuple[int, Word]]) -> tuple[int, int]:
+        """(position of `char` in its word, the word's syllable count)"""
+        offset, word = next((o, w) for o, w in reversed(spans) if o <= char)
+        return char - offset, sum(1 for c in word.stem if _SYLLABLE.match(c))
+
+    if len(text_a) == len(text_b):
+        diff = [i for i, (x, y) in enumerate(zip(text_a, text_b, strict=True)) if x != y]
+        if (len(diff) == 2 and diff[1] == diff[0] + 1 and text_a[diff[0]] == text_b[diff[1]]
+                and text_a[diff[1]] == text_b[diff[0]] and _SYLLABLE.match(text_a[diff[0]])):
+            position, length = word_at(diff[0], spans_a)
+            return position >= 1 and length >= 4  # two syllables swapped inside a long word: 엔디비아
     jamo_a, owner_a = _jamo(text_a)
     jamo_b, owner_b = _jamo(text_b)
     at = _one_edit(jamo_a, jamo_b)
     if at is None:
         return False
     text, owner, spans = (text_b, owner_b, spans_b) if len(jamo_b) > len(jamo_a) else (text_a, owner_a, spans_a)
-    if at >= len(owner):
+    if at >= len(owner) or not _SYLLABLE.match(text[owner[at]]):
         return False
-    char = owner[at]
-    offset, word = next((o, w) for o, w in reversed(spans) if o <= char)
-    syllables = [c for c in word.stem if _SYLLABLE.match(c)]
+    position, length = word_at(owner[at], spans)
+    if len(jamo_a) == len(jamo_b) and frozenset((jamo_a[at], jamo_b[at])) in _TENSE_PAIRS:
+        return position >= 1  # 날씨 / 날시: a tense or plain consonant, after the word's first syllable
     # The edit is in a Hangul syllable, not among the first two syllables of a word of three or more.
-    return bool(_SYLLABLE.match(text[char])) and len(syllables) >= 3 and char - offset >= 2
+    return length >= 3 and position >= 2
 
 
 def _spacing_groups(left_a: list[Term], left_b: list[Term]) -> list[tuple[list[Term], list[Term]]] | None:
@@ -927,6 +970,7 @@ def _align(a: RequestTerms, b: RequestTerms, questions_a: tuple[str, ...] = (), 
             left_b.remove(tb)
             slots_a.append(_slot(ta))
             slots_b.append(_slot(tb, ta.key))
+    _match_variants(a, b, left_a, left_b, slots_a, slots_b)
     _absorb(left_a, list(questions_b))
     _absorb(left_b, list(questions_a))
     if left_a or left_b:
@@ -946,6 +990,136 @@ def _align(a: RequestTerms, b: RequestTerms, questions_a: tuple[str, ...] = (), 
     slots_a.sort(key=lambda s: s.start)
     slots_b.sort(key=lambda s: s.start)
     return slots_a, slots_b
+
+
+def _runs(left: list[Term], text: str, korean: bool) -> list[list[Term]]:
+    """Runs of two or more leftover terms written next to each other: Korean terms separated only by spaces,
+    Latin words by spaces and neutral words ("return on investment")."""
+    runs = []
+    for i in range(len(left)):
+        for j in range(i + 2, min(len(left), i + _MAX_PHRASE) + 1):
+            run = left[i:j]
+            if any(t.kind != ("korean" if korean else "word") for t in run):
+                break
+            gaps = [text[p.end:q.start] for p, q in zip(run, run[1:], strict=False)]
+            if korean and any(g.strip() for g in gaps):
+                break
+            if not korean and any(w.casefold() not in ENGLISH_NEUTRAL for g in gaps for w in re.findall(r"\S+", g)):
+                break
+            runs.append(run)
+    return runs
+
+
+def _span_words(run: list[Term], text: str) -> list[str]:
+    """Every word of the text a run of Latin terms covers, function words included, case-folded."""
+    return [w.casefold() for w in re.findall(r"[A-Za-z]+", text[run[0].start:run[-1].end])]
+
+
+def _variant_of_run(short: Term, run: list[Term], text: str) -> bool:
+    """`short` is an abbreviation of the run of terms `run` (`name_variants`)."""
+    if short.kind == "korean":
+        return name_variants.is_syllable_abbreviation(short.surface, "".join(t.surface for t in run))
+    return short.kind == "word" and name_variants.is_initialism(short.surface, _span_words(run, text))
+
+
+def _variant_of_term(x: Term, y: Term) -> bool:
+    """One term written two ways: an abbreviation, a transliteration, letter names, or a loanword and a
+    native Korean word with the same English rendering."""
+    if x.kind == "korean" and y.kind == "word":
+        x, y = y, x
+    if x.kind == "word" and y.kind == "word":
+        return any(rule(p.surface, q.surface) for p, q in ((x, y), (y, x))
+                   for rule in (name_variants.is_consonant_abbreviation, name_variants.is_numeronym))
+    if x.kind == "word" and y.kind == "korean":
+        return (name_variants.is_transliteration(x.surface, y.surface)
+                or name_variants.is_letter_names(x.surface, y.surface))
+    if x.kind == y.kind == "korean":
+        return (name_variants.is_syllable_abbreviation(x.surface, y.surface)
+                or name_variants.is_syllable_abbreviation(y.surface, x.surface)
+                or _same_gloss(x, y))
+    return False
+
+
+def _same_gloss(x: Term, y: Term) -> bool:
+    """A loanword and a native Korean word the tables render by the same English word ("리스트" / "목록",
+    "에러" / "오류"). Two native words sharing a gloss are not enough: "사장" and "회장" are both "president"."""
+    loan, native = _english_glosses("loanwords_ko_en.tsv"), _english_glosses("glossary_ko_en.tsv")
+
+    def of(table: dict[str, frozenset[tuple[str, ...]]], t: Term) -> frozenset[tuple[str, ...]]:
+        return table.get(t.surface, frozenset()) | table.get(t.key, frozenset())
+
+    return bool(of(loan, x) & of(native, y)) or bool(of(loan, y) & of(native, x))
+
+
+@lru_cache(maxsize=2)
+def _english_glosses(name: str) -> dict[str, frozenset[tuple[str, ...]]]:
+    """Korean word → the English words one of the project's Korean–English tables gives it."""
+    out: dict[str, set[tuple[str, ...]]] = {}
+    path = _COMMON_DATA / name
+    for line in (path.read_text(encoding="utf-8").splitlines() if path.exists() else []):
+        parts = [v.strip() for v in line.split("\t")]
+        if len(parts) == 2 and all(parts) and _HANGUL.search(parts[0]) and not _HANGUL.search(parts[1]):
+            key = tuple(singular(w) for w in re.findall(r"[a-z0-9]+", parts[1].casefold()))
+            if key:
+                out.setdefault(_hangul_key(parts[0]), set()).add(key)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b: list[Term],
+                    slots_a: list[_Slot], slots_b: list[_Slot]) -> None:
+    """Pair leftovers that are one name written two ways (`name_variants`): a term and a term, a term and a
+    run of adjacent terms ("ROI" / "return on investment", "대선" / "대통령 선거"), or a Latin word and the
+    Korean word it is transliterated as, however Kiwi segmented that word ("도커")."""
+    def pair(xs: list[Term], ys: list[Term]) -> None:
+        key = "~" + "".join(t.surface for t in xs)
+        for x in xs:
+            (left_a if x in left_a else left_b).remove(x)
+        for y in ys:
+            (left_a if y in left_a else left_b).remove(y)
+        for side, slots, terms in ((a, slots_a, xs if xs[0] in a.terms else ys),
+                                   (b, slots_b, ys if xs[0] in a.terms else xs)):
+            slots.append(replace(_slot(terms[0], key), role=terms[-1].role, end=terms[-1].end))
+
+    changed = True
+    while changed and left_a and left_b:
+        changed = False
+        for mine, theirs, text_theirs in ((left_a, left_b, b.text), (left_b, left_a, a.text)):
+            for x in list(mine):
+                y = next((t for t in theirs if _variant_of_term(x, t)), None)
+                if y is not None:
+                    pair([x], [y])
+                    changed = True
+                    break
+                run = next((r for korean in (True, False) for r in _runs(theirs, text_theirs, korean)
+                            if _variant_of_run(x, r, text_theirs)), None)
+                if run is not None:
+                    pair([x], run)
+                    changed = True
+                    break
+                # A short form Kiwi split into syllables ("삼전" → 삼 + 전): a run written as one word
+                text_mine = a.text if mine is left_a else b.text
+                short = next((r for r in _runs(mine, text_mine, True) if r[0] is x
+                              and all(p.end == q.start for p, q in zip(r, r[1:], strict=False))), None)
+                run = None if short is None else next(
+                    (r for r in [[t] for t in theirs] + _runs(theirs, text_theirs, True)
+                     if name_variants.is_syllable_abbreviation("".join(t.surface for t in short),
+                                                               "".join(t.surface for t in r))), None)
+                if short is not None and run is not None:
+                    pair(short, run)
+                    changed = True
+                    break
+                if x.kind == "word":  # a transliterated word Kiwi split: the space-separated word holds it
+                    words = (b if mine is left_a else a).words
+                    for word in words:
+                        inside = [t for t in theirs if t.kind == "korean" and word.start <= t.start < word.end]
+                        if inside and name_variants.is_transliteration(x.surface, word.stem):
+                            pair([x], inside)
+                            changed = True
+                            break
+                    if changed:
+                        break
+            if changed:
+                break
 
 
 def _roles_conflict(slots_a: list[_Slot], slots_b: list[_Slot]) -> str | None:
