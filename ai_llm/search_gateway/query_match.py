@@ -351,7 +351,7 @@ def _analyser() -> Any:
                     raise ImportError("the semantic cache's Korean check needs kiwipiepy: "
                                       "pip install kiwipiepy==0.24.1 kiwipiepy-model==0.24.0") from exc
                 # Without the typo and multi-word dictionaries: 300 MB instead of 490 MB, and the same
-                # segmentation of the morphemes compared here.
+                # segmentation of the morphemes compared here (the basic typo model is asked per call).
                 kiwi = Kiwi(load_typo_dict=False, load_multi_dict=False)
                 # 주가 ("stock price") at the end of a query is otherwise read as 주 + the particle 가.
                 kiwi.add_user_word("주가", "NNG")
@@ -1070,14 +1070,13 @@ def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b
     """Pair leftovers that are one name written two ways (`name_variants`): a term and a term, a term and a
     run of adjacent terms ("ROI" / "return on investment", "대선" / "대통령 선거"), or a Latin word and the
     Korean word it is transliterated as, however Kiwi segmented that word ("도커")."""
-    def pair(xs: list[Term], ys: list[Term]) -> None:
+    def pair(mine: list[Term], xs: list[Term], ys: list[Term]) -> None:
+        """Match `xs` of the side whose leftovers are `mine` with `ys` of the other side."""
         key = "~" + "".join(t.surface for t in xs)
-        for x in xs:
-            (left_a if x in left_a else left_b).remove(x)
-        for y in ys:
-            (left_a if y in left_a else left_b).remove(y)
-        for side, slots, terms in ((a, slots_a, xs if xs[0] in a.terms else ys),
-                                   (b, slots_b, ys if xs[0] in a.terms else xs)):
+        from_a, from_b = (xs, ys) if mine is left_a else (ys, xs)
+        for left, terms, slots in ((left_a, from_a, slots_a), (left_b, from_b, slots_b)):
+            for t in terms:
+                left.remove(t)
             slots.append(replace(_slot(terms[0], key), role=terms[-1].role, end=terms[-1].end))
 
     changed = True
@@ -1087,13 +1086,13 @@ def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b
             for x in list(mine):
                 y = next((t for t in theirs if _variant_of_term(x, t)), None)
                 if y is not None:
-                    pair([x], [y])
+                    pair(mine, [x], [y])
                     changed = True
                     break
                 run = next((r for korean in (True, False) for r in _runs(theirs, text_theirs, korean)
                             if _variant_of_run(x, r, text_theirs)), None)
                 if run is not None:
-                    pair([x], run)
+                    pair(mine, [x], run)
                     changed = True
                     break
                 # A short form Kiwi split into syllables ("삼전" → 삼 + 전): a run written as one word
@@ -1105,7 +1104,7 @@ def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b
                      if name_variants.is_syllable_abbreviation("".join(t.surface for t in short),
                                                                "".join(t.surface for t in r))), None)
                 if short is not None and run is not None:
-                    pair(short, run)
+                    pair(mine, short, run)
                     changed = True
                     break
                 if x.kind == "word":  # a transliterated word Kiwi split: the space-separated word holds it
@@ -1113,7 +1112,7 @@ def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b
                     for word in words:
                         inside = [t for t in theirs if t.kind == "korean" and word.start <= t.start < word.end]
                         if inside and name_variants.is_transliteration(x.surface, word.stem):
-                            pair([x], inside)
+                            pair(mine, [x], inside)
                             changed = True
                             break
                     if changed:
