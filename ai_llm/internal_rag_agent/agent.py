@@ -187,6 +187,7 @@ class RagState(TypedDict, total=False):
     context_dependent: bool
     rewritten: bool
     context: list[str]
+    document: str | None  # a follow-up's conversation document (storage ref): its chunks rank first
     offline: bool  # the query-variant call met `OfflineUnsupported`: no model answers this request
     intent: str
     outcome: SearchOutcome
@@ -330,12 +331,17 @@ class RagAgent:
             queries, offline = [], True
         await progress(message("rag.searching", language, n=1 + len(queries)), stage="searching", progress=0.4,
                        data={"queries": [question, *queries]})
-        outcome = await self.search_service.search(question, queries=queries, context=state.get("context") or [])
+        context = state.get("context") or []
+        document = None
+        if context:  # a follow-up stays on the document its conversation was about
+            earlier = await self.search_service.search(context[0], top_k=1)
+            document = earlier.chunks[0].hit.storage_ref if earlier.chunks else None
+        outcome = await self.search_service.search(question, queries=queries, context=context, document=document)
         assert outcome.query_terms is not None and outcome.stats is not None
         similarity = await self._sentence_similarity(question, outcome)
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
                                            outcome.chunks, 3, similarity)
-        return {"outcome": outcome, "evidence": evidence, "offline": offline}
+        return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
         """Cosine of the question to each candidate sentence, for questions the embedding model can read."""

@@ -49,6 +49,8 @@ VECTOR_WEIGHT = 0.35
 STALE_CHECK_S = 300.0
 #: Score factor of the hub's own generated reports: originals rank above a report quoting them.
 REPORT_FACTOR = 0.8
+#: A follow-up stays on its conversation's document: other documents' chunks rank at this share.
+OTHER_DOCUMENT_FACTOR = 0.7
 #: Cosine similarities are rescaled from [SIM_FLOOR, SIM_CEIL] to [0, 1] (MiniLM: unrelated text ≈ 0.1–0.3).
 SIM_FLOOR = 0.2
 SIM_CEIL = 0.8
@@ -196,7 +198,7 @@ class RagSearchService:
         return _distinct_queries(rewrite, [normalize(v) for v in plan.variants if normalize(v)], question)
 
     async def search(self, question: str, queries: Sequence[str] | None = None, top_k: int | None = None,
-                     context: Sequence[str] = ()) -> SearchOutcome:
+                     context: Sequence[str] = (), document: str | None = None) -> SearchOutcome:
         """Search with hybrid retrieval; returns scored chunks, best first.
 
         Args:
@@ -204,6 +206,8 @@ class RagSearchService:
             queries: extra query texts for the vector side (LLM variants); default: the question alone.
             top_k: chunks kept (`RAG_TOP_K`).
             context: earlier turns of a follow-up (their terms count, weaker).
+            document: the storage ref of the conversation's document (a follow-up's): its chunks rank ahead
+                of other documents' (`OTHER_DOCUMENT_FACTOR`).
         """
         top_k = top_k or self.settings.rag_top_k
         timings: dict[str, float] = {}
@@ -253,6 +257,8 @@ class RagSearchService:
                                     + vector_weight * rescale_similarity(entry.vector_score), 4)
             if entry.hit.source_kind == "report":
                 entry.relevance = round(entry.relevance * REPORT_FACTOR, 4)
+            if document is not None and entry.hit.storage_ref != document:
+                entry.relevance = round(entry.relevance * OTHER_DOCUMENT_FACTOR, 4)
         ranked = sorted(fused.values(), key=lambda c: (c.relevance, c.term_score), reverse=True)[:top_k]
         max_score = max((c.relevance for c in ranked), default=0.0)
         timings["total"] = (time.perf_counter() - started) * 1000

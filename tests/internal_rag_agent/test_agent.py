@@ -25,7 +25,7 @@ from ai_llm.internal_rag_agent.agent import (
     strip_artifacts,
 )
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
-from ai_llm.internal_rag_agent.rag_search_service import QueryPlan, rule_queries
+from ai_llm.internal_rag_agent.rag_search_service import OTHER_DOCUMENT_FACTOR, QueryPlan, rule_queries
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
 from tests.conftest import EMBEDDING_MODEL
 from tests.internal_rag_agent.conftest import make_pdf, unique_ref
@@ -132,6 +132,26 @@ async def test_contextualize_rewrites_a_follow_up_with_history(rag_agent: RagAge
     assert state["context"][0] == history[0]["text"] and "150 dollars" in state["context"][1]
     assert state["reply"].data["status"] == "ok"
     assert "TRV-2291" in state["reply"].text
+
+
+async def test_follow_up_stays_on_the_conversation_document(rag_agent: RagAgent, corpus: Corpus) -> None:
+    """The earlier question is searched alone to find the conversation's document; the follow-up's search
+    then ranks other documents' chunks at `OTHER_DOCUMENT_FACTOR` of their relevance."""
+    history = [{"role": "user", "text": "서버 접근기록은 언제 점검해?"}, {"role": "agent", "text": "매월 첫째 주입니다."}]
+    state, _ = await ask(rag_agent, "그럼 비밀번호는?", history=history)
+    assert state["document"] == corpus.refs["security"]
+    assert state["reply"].data["sources"][0]["storage_ref"] == corpus.refs["security"]
+    plain, _ = await ask(rag_agent, "What is the approval code for business travel?")
+    assert plain.get("document") is None  # not a follow-up: no document is preferred
+    service = rag_agent.search_service
+    question = "How many days, and what is the approval code?"
+    free = {c.key: c.relevance for c in (await service.search(question)).chunks}
+    kept = await service.search(question, document=corpus.refs["security"])
+    assert kept.chunks and any(c.hit.storage_ref != corpus.refs["security"] for c in kept.chunks)
+    for chunk in kept.chunks:
+        if chunk.key in free:
+            factor = 1.0 if chunk.hit.storage_ref == corpus.refs["security"] else OTHER_DOCUMENT_FACTOR
+            assert chunk.relevance == pytest.approx(free[chunk.key] * factor, abs=1e-3)
 
 
 async def test_follow_up_without_history_asks_to_restate(rag_agent: RagAgent, corpus: Corpus) -> None:
