@@ -615,12 +615,7 @@ def equivalents() -> Equivalents:
             groups.append([v.strip() for v in line.split("|") if v.strip()])
     glossary_start = len(groups)
     for name in ("loanwords_ko_en.tsv", "glossary_ko_en.tsv"):
-        path = _COMMON_DATA / name
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                parts = [v.strip() for v in line.split("\t")]
-                if len(parts) == 2 and all(parts) and _HANGUL.search(parts[0]) and not _HANGUL.search(parts[1]):
-                    groups.append(parts)
+        groups.extend([korean, english] for korean, english in _korean_english(name))
         if name == "loanwords_ko_en.tsv":
             glossary_start = len(groups)
     latin: dict[tuple[str, ...], set[str]] = {}
@@ -1055,14 +1050,22 @@ def _same_gloss(x: Term, y: Term) -> bool:
 def _english_glosses(name: str) -> dict[str, frozenset[tuple[str, ...]]]:
     """Korean word → the English words one of the project's Korean–English tables gives it."""
     out: dict[str, set[tuple[str, ...]]] = {}
+    for korean, english in _korean_english(name):
+        key = tuple(singular(w) for w in re.findall(r"[a-z0-9]+", english.casefold()))
+        if key:
+            out.setdefault(_hangul_key(korean), set()).add(key)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _korean_english(name: str) -> list[tuple[str, str]]:
+    """The (Korean, English) lines of one of the project's Korean–English tables (`common/data`)."""
     path = _COMMON_DATA / name
+    pairs = []
     for line in (path.read_text(encoding="utf-8").splitlines() if path.exists() else []):
         parts = [v.strip() for v in line.split("\t")]
         if len(parts) == 2 and all(parts) and _HANGUL.search(parts[0]) and not _HANGUL.search(parts[1]):
-            key = tuple(singular(w) for w in re.findall(r"[a-z0-9]+", parts[1].casefold()))
-            if key:
-                out.setdefault(_hangul_key(parts[0]), set()).add(key)
-    return {k: frozenset(v) for k, v in out.items()}
+            pairs.append((parts[0], parts[1]))
+    return pairs
 
 
 def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b: list[Term],
