@@ -1073,55 +1073,50 @@ def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b
     """Pair leftovers that are one name written two ways (`name_variants`): a term and a term, a term and a
     run of adjacent terms ("ROI" / "return on investment", "대선" / "대통령 선거"), or a Latin word and the
     Korean word it is transliterated as, however Kiwi segmented that word ("도커")."""
-    def pair(mine: list[Term], xs: list[Term], ys: list[Term]) -> None:
-        """Match `xs` of the side whose leftovers are `mine` with `ys` of the other side."""
-        key = "~" + "".join(t.surface for t in xs)
-        from_a, from_b = (xs, ys) if mine is left_a else (ys, xs)
+    while left_a and left_b:
+        found = _variant_pair(left_a, a, left_b, b)
+        if found is not None:
+            from_a, from_b = found
+        else:
+            found = _variant_pair(left_b, b, left_a, a)
+            if found is None:
+                return
+            from_b, from_a = found
+        key = "~" + "".join(t.surface for t in found[0])
         for left, terms, slots in ((left_a, from_a, slots_a), (left_b, from_b, slots_b)):
             for t in terms:
                 left.remove(t)
             slots.append(replace(_slot(terms[0], key), role=terms[-1].role, end=terms[-1].end))
 
-    changed = True
-    while changed and left_a and left_b:
-        changed = False
-        for mine, theirs, text_theirs in ((left_a, left_b, b.text), (left_b, left_a, a.text)):
-            for x in list(mine):
-                y = next((t for t in theirs if _variant_of_term(x, t)), None)
-                if y is not None:
-                    pair(mine, [x], [y])
-                    changed = True
-                    break
-                run = next((r for korean in (True, False) for r in _runs(theirs, text_theirs, korean)
-                            if _variant_of_run(x, r, text_theirs)), None)
-                if run is not None:
-                    pair(mine, [x], run)
-                    changed = True
-                    break
-                # A short form Kiwi split into syllables ("삼전" → 삼 + 전): a run written as one word
-                text_mine = a.text if mine is left_a else b.text
-                short = next((r for r in _runs(mine, text_mine, True) if r[0] is x
-                              and all(p.end == q.start for p, q in zip(r, r[1:], strict=False))), None)
-                run = None if short is None else next(
-                    (r for r in [[t] for t in theirs] + _runs(theirs, text_theirs, True)
-                     if name_variants.is_syllable_abbreviation("".join(t.surface for t in short),
-                                                               "".join(t.surface for t in r))), None)
-                if short is not None and run is not None:
-                    pair(mine, short, run)
-                    changed = True
-                    break
-                if x.kind == "word":  # a transliterated word Kiwi split: the space-separated word holds it
-                    words = (b if mine is left_a else a).words
-                    for word in words:
-                        inside = [t for t in theirs if t.kind == "korean" and word.start <= t.start < word.end]
-                        if inside and name_variants.is_transliteration(x.surface, word.stem):
-                            pair(mine, [x], inside)
-                            changed = True
-                            break
-                    if changed:
-                        break
-            if changed:
-                break
+
+def _variant_pair(mine: list[Term], mine_q: RequestTerms, theirs: list[Term],
+                  theirs_q: RequestTerms) -> tuple[list[Term], list[Term]] | None:
+    """The first leftover of `mine` that is a variant of leftovers of `theirs`, with them (see
+    `_match_variants`), or None."""
+    their_runs = [r for korean in (True, False) for r in _runs(theirs, theirs_q.text, korean)]
+    # A short form Kiwi split into syllables ("삼전" → 삼 + 전): a run of mine written as one word.
+    my_words = [r for r in _runs(mine, mine_q.text, True)
+                if all(p.end == q.start for p, q in zip(r, r[1:], strict=False))]
+    for x in mine:
+        y = next((t for t in theirs if _variant_of_term(x, t)), None)
+        if y is not None:
+            return [x], [y]
+        run = next((r for r in their_runs if _variant_of_run(x, r, theirs_q.text)), None)
+        if run is not None:
+            return [x], run
+        short = next((r for r in my_words if r[0] is x), None)
+        if short is not None:
+            text = "".join(t.surface for t in short)
+            run = next((r for r in [[t] for t in theirs] + [r for r in their_runs if r[0].kind == "korean"]
+                        if name_variants.is_syllable_abbreviation(text, "".join(t.surface for t in r))), None)
+            if run is not None:
+                return short, run
+        if x.kind == "word":  # a transliterated word Kiwi split: the space-separated word holds it
+            for word in theirs_q.words:
+                inside = [t for t in theirs if t.kind == "korean" and word.start <= t.start < word.end]
+                if inside and name_variants.is_transliteration(x.surface, word.stem):
+                    return [x], inside
+    return None
 
 
 def _roles_conflict(slots_a: list[_Slot], slots_b: list[_Slot]) -> str | None:
