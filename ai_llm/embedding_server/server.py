@@ -5,8 +5,8 @@ adapter as production.
 It is a small inference server: concurrent requests are batched dynamically into shared forward passes,
 short texts (queries) are cached by (model revision, runtime, text), and the model runs on ONNX Runtime by
 default — an export made locally from the shipped weights at first use, checked against torch, int8-quantised
-(`runtime.py`); `EMBEDDING_RUNTIME=onnx` keeps fp32, `torch` sentence-transformers. `encoding_format: base64` (the OpenAI
-SDK's default) is honoured, so vectors travel as packed float32.
+(`runtime.py`); `EMBEDDING_RUNTIME=onnx` keeps fp32, `torch` sentence-transformers. `encoding_format: base64`
+(the OpenAI SDK's default) is honoured, so vectors travel as packed float32.
 
 The model loads in a background thread at start; requests that arrive before it is ready wait for it
 instead of failing, so the first query after `hub up` works even when cards answered earlier. Like every hub

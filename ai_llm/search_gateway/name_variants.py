@@ -6,8 +6,9 @@ are *made*, so they hold for names nobody listed:
 * **Acronyms from initials**: "ROI" / "return on investment", "EOL" / "end of life" (every word of the run,
   function words included, gives its first letter).
 * **Latin consonant abbreviations**: "tmrw" / "tomorrow", "govt" / "government", "TSLA" / "Tesla": the short
-  form has four or more letters ("CSS" / "class" stay apart), keeps the first letter, has at most one vowel, is not a prefix of the long form ("mac" / "macbook" and
-  "java" / "javascript" stay apart) and is a subsequence of it.
+  form has four or more letters ("CSS" / "class" stay apart), keeps the first letter, has at most one vowel,
+  is not a prefix of the long form ("macb" / "macbook" and "java" / "javascript" stay apart) and is a
+  subsequence of it.
 * **Numeronyms**: "k8s" / "kubernetes", "i18n" / "internationalization".
 * **Korean syllable abbreviations**: "시총" / "시가총액", "건보료" / "건강보험료", "스벅" / "스타벅스",
   "대선" / "대통령 선거": the short form keeps the first syllable, is a subsequence of the long form's syllables

@@ -9,7 +9,8 @@ How the two texts are compared:
 1. **Content terms.** Each query becomes a sequence of terms. Latin-script words are case-folded and
    reduced to a singular form; numbers are kept whole (``3.12``, ``1,000`` → ``1000``); meaningful symbols
    (``% $ € £ ¥ ₩ ° + #``) are terms; "k8s" / "i18n" are one word. Korean goes through the Kiwi morphological
-   analyser, with its typo model ("환률" is read as "환율"): nouns (NNG/NNP/NNB/NR/NP), roots (XR), verb/adjective stems (VV/VA), adverbs and determiners (MAG/MM) are terms;
+   analyser, with its typo model ("환률" is read as "환율"): nouns (NNG/NNP/NNB/NR/NP), roots (XR),
+   verb/adjective stems (VV/VA), adverbs and determiners (MAG/MM) are terms;
    particles, endings and verbalising suffixes are not, so "서울의 날씨는?" and "서울 날씨" have the same
    terms. Prefixes and noun suffixes stay on their noun (비+흡연자, 성장+률): they change what is asked.
    Kiwi keeps some "<event>일" nouns whole (종료일) and splits others (출시 + 일); they are always split, and the
@@ -17,7 +18,8 @@ How the two texts are compared:
    (토요일, 공휴일, 기념일 …).
 2. **Neutral words** carry no request content and are dropped: request phrasing ("please tell me", "could
    you explain", "kindly list", "recommend", "알려줘", "좀", "검색해 줘", "부탁드립니다", "추천", "여부"),
-   articles, auxiliaries, pronouns, "this"/"이번", "current"/"now"/"현재"/"지금". Question words (what, how, who, when, where, 뭐, 어떻게,
+   articles, auxiliaries, pronouns, "this"/"이번", "current"/"now"/"현재"/"지금". Question words (what, how,
+   who, when, where, 뭐, 어떻게,
    언제, 누구, 얼마, 몇) and the tense of "to be" may be left out on one side ("who is the CEO of Apple" =
    "Apple CEO") but must agree when both sides have one ("what to eat" ≠ "where to eat", "어떻게 신청" ≠
    "언제 신청"). "how" + an adjective ("how tall", "how long") and 몇 + a unit ("몇 명", "몇 퍼센트") are one
@@ -135,7 +137,8 @@ _SYLLABLE = re.compile("[\uac00-\ud7a3]")
 _LONE_JAMO = re.compile("[\u1100-\u11ff\u3131-\u318e]+")
 # Latin/other-script words without digits or Hangul, numbers with decimal/thousands separators, and the
 # symbols that change a request (currencies, percent, degrees, C++ / S24+ / C#).
-_TOKEN = re.compile(rf"(?P<numeronym>(?<![A-Za-z0-9])[A-Za-z]\d{{1,2}}[A-Za-z](?![A-Za-z0-9]))|(?P<number>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_{_HANGUL_CHARS}]+)|(?P<symbol>[%$€£¥₩°+#])")
+_TOKEN = re.compile(rf"(?P<numeronym>(?<![A-Za-z0-9])[A-Za-z]\d{{1,2}}[A-Za-z](?![A-Za-z0-9]))|"
+                    rf"(?P<number>\d+(?:[.,]\d+)*)|(?P<word>[^\W\d_{_HANGUL_CHARS}]+)|(?P<symbol>[%$€£¥₩°+#])")
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 _CONTRACTIONS = [(re.compile(pattern, re.IGNORECASE), replacement) for pattern, replacement in [
     (r"\bcan['’]t\b", "can not"), (r"\bwon['’]t\b", "will not"), (r"\bcannot\b", "can not"), (r"n['’]t\b", " not"),
@@ -167,7 +170,8 @@ OPTIONAL_WORDS = {
     "is": ("tense", "is"), "are": ("tense", "is"), "am": ("tense", "is"), "was": ("tense", "was"),
     "were": ("tense", "was"),
     "뭐/N": ("wh", "what"), "무엇/N": ("wh", "what"), "무슨/M": ("wh", "what"), "어떤/M": ("wh", "what"),
-    "어느/M": ("wh", "what"), "어떻/V": ("wh", "how"), "어떻게/M": ("wh", "how"), "방법/N": ("wh", "how"), "어떠/V": ("wh", "how"), "언제/N": ("wh", "when"),
+    "어느/M": ("wh", "what"), "어떻/V": ("wh", "how"), "어떻게/M": ("wh", "how"), "방법/N": ("wh", "how"),
+    "어떠/V": ("wh", "how"), "언제/N": ("wh", "when"),
     "언제/M": ("wh", "when"), "어디/N": ("wh", "where"), "어디/M": ("wh", "where"), "누구/N": ("wh", "who"),
     "왜/M": ("wh", "why"), "얼마/N": ("wh", "much"), "얼마나/M": ("wh", "much"), "몇/M": ("wh", "many"),
     "몇/N": ("wh", "many"),
