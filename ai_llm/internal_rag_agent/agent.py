@@ -20,13 +20,14 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypedDict
 
+import numpy as np
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
 
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import EmbeddingError, Embeddings, cosine
+from ai_llm.common.embeddings import EmbeddingError, Embeddings
 from ai_llm.common.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
@@ -38,10 +39,17 @@ from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
-from ai_llm.internal_rag_agent.answer_extraction import Evidence, Quote, candidate_sentences, find_evidence
+from ai_llm.internal_rag_agent.answer_extraction import (
+    CHUNKS_CONSIDERED,
+    Evidence,
+    Quote,
+    candidate_sentences,
+    content_lines,
+    find_evidence,
+)
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
 from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
-from ai_llm.internal_rag_agent.vector_store import VectorStore
+from ai_llm.internal_rag_agent.vector_store import VectorStore, unpack_line_vectors
 
 log = logging.getLogger(__name__)
 
@@ -344,18 +352,44 @@ class RagAgent:
         return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
-        """Cosine of the question to each candidate sentence, for questions the embedding model can read."""
+        """Cosine of the question to each candidate sentence, for questions the embedding model can read.
+
+        The sentences' vectors come from the store (`line_vectors`, computed at indexing); only lines without
+        one (chunks indexed before they were stored, the Supabase adapter) go to the embedding server with the
+        question (whose vector the server's cache already holds from the search)."""
         if not self.search_service.vectors_count_for(question):
             return {}
-        sentences = list(dict.fromkeys(candidate_sentences(outcome.chunks)))
+        chunks = outcome.chunks[:CHUNKS_CONSIDERED]
+        sentences = list(dict.fromkeys(candidate_sentences(chunks)))
         if not sentences:
             return {}
+        known: dict[str, np.ndarray] = {}
         try:
-            vectors = await self.embeddings.embed([question, *sentences])
+            stored = await self.store.line_vectors([(c.hit.storage_ref, c.hit.chunk_index) for c in chunks])
+        except Exception as exc:  # a store without them answers as before, by embedding
+            log.warning("stored line vectors unavailable, embedding the sentences: %s", exc)
+            stored = {}
+        for chunk in chunks:
+            data = stored.get((chunk.hit.storage_ref, chunk.hit.chunk_index))
+            lines = content_lines(chunk.hit.content)
+            matrix = unpack_line_vectors(data, len(lines)) if data else None
+            if matrix is not None:
+                known.update(zip(lines, matrix, strict=True))
+        missing = [s for s in sentences if s not in known]
+        try:
+            vectors = await self.embeddings.embed([question, *missing])
         except EmbeddingError as exc:
             note_degraded("embeddings", exc)
             return {}
-        return {s: cosine(vectors[0], v) for s, v in zip(sentences, vectors[1:], strict=True)}
+        known.update((s, np.asarray(v, dtype=np.float32)) for s, v in zip(missing, vectors[1:], strict=True))
+        usable = [s for s in sentences if known[s].shape[0] == len(vectors[0])]
+        if not usable:
+            return {}
+        matrix = np.stack([known[s] for s in usable])
+        q = np.asarray(vectors[0], dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0)
+        scores = matrix @ q / np.where(norms > 0, norms, 1.0)
+        return {s: float(v) for s, v in zip(usable, scores, strict=True)}
 
     def _after_search(self, state: RagState) -> str:
         found = state["evidence"].answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage)

@@ -127,8 +127,10 @@ class Evidence:
             and self.question_coverage >= min_question_coverage
 
 
-def _sentences(chunk: RankedChunk) -> list[str]:
-    return [line.strip() for line in chunk.hit.content.split("\n") if line.strip()]
+def content_lines(text: str) -> list[str]:
+    """A chunk's lines as quoting weighs them (its sentences: the parser puts one per line); their vectors are
+    stored at indexing time in this order."""
+    return [line.strip() for line in text.split("\n") if line.strip()]
 
 
 def asked_units(question: str) -> list[re.Pattern[str]]:
@@ -138,7 +140,7 @@ def asked_units(question: str) -> list[re.Pattern[str]]:
 
 def candidate_sentences(chunks: Sequence[RankedChunk]) -> list[str]:
     """The sentences `find_evidence` weighs (their embeddings may be passed to it)."""
-    return [s for chunk in chunks[:CHUNKS_CONSIDERED] for s in _sentences(chunk) if len(s) >= MIN_SENTENCE_CHARS]
+    return [s for chunk in chunks[:CHUNKS_CONSIDERED] for s in content_lines(chunk.hit.content) if len(s) >= MIN_SENTENCE_CHARS]
 
 
 def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Sequence[RankedChunk],
@@ -155,7 +157,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     best_relevance = max((c.relevance for c in considered), default=0.0) or 1.0
     candidates: list[Quote] = []
     for chunk in considered:
-        sentences = _sentences(chunk)
+        sentences = content_lines(chunk.hit.content)
         terms = [analyze(s) for s in sentences]
         for i, sentence in enumerate(sentences):
             if len(sentence) < MIN_SENTENCE_CHARS:

@@ -21,8 +21,14 @@ from typing import Any
 from ai_llm.common.embeddings import EmbeddingError, Embeddings
 from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import index_terms
+from ai_llm.internal_rag_agent.answer_extraction import content_lines
 from ai_llm.internal_rag_agent.document_parser import DocumentError, parse_document, split_document
-from ai_llm.internal_rag_agent.vector_store import StoredChunk, VectorStore, VectorStoreError
+from ai_llm.internal_rag_agent.vector_store import (
+    StoredChunk,
+    VectorStore,
+    VectorStoreError,
+    pack_line_vectors,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +75,18 @@ class IndexResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+async def embed_lines(embeddings: Embeddings, contents: Sequence[str]) -> list[bytes]:
+    """Every chunk's `content_lines` embedded in one batched call, packed per chunk for `line_vectors`."""
+    per_chunk = [content_lines(text) for text in contents]
+    flat = [line for lines in per_chunk for line in lines]
+    vectors = await embeddings.embed(flat) if flat else []
+    packed, start = [], 0
+    for lines in per_chunk:
+        packed.append(pack_line_vectors(vectors[start:start + len(lines)]))
+        start += len(lines)
+    return packed
 
 
 class IndexingService:
@@ -134,13 +152,15 @@ class IndexingService:
             await emit("embedding", chunks=len(pieces))
             # Analysis (Kiwi for Korean) runs off the event loop beside the embedding call.
             tokens_task = asyncio.create_task(asyncio.to_thread(lambda: [index_terms(p.content) for p in pieces]))
-            vectors = await self.embeddings.embed([p.content for p in pieces])
+            vectors, lines = await asyncio.gather(self.embeddings.embed([p.content for p in pieces]),
+                                                  embed_lines(self.embeddings, [p.content for p in pieces]))
             tokens = await tokens_task
             rows = [StoredChunk(storage_ref=doc.storage_ref, chunk_index=p.index, content=p.content, pages=p.pages,
                                 tokens=terms, embedding=v, content_hash=content_hash,
                                 file_name=doc.file_name, file_id=doc.file_id, file_url=doc.file_url,
-                                source_kind="report" if doc.source_kind == "report" else "upload")
-                    for p, v, terms in zip(pieces, vectors, tokens, strict=True)]
+                                source_kind="report" if doc.source_kind == "report" else "upload",
+                                line_vectors=packed)
+                    for p, v, terms, packed in zip(pieces, vectors, tokens, lines, strict=True)]
             await emit("saving", chunks=len(rows))
             written = await self.store.replace_document(doc.storage_ref, rows)
             return result("success", written)

