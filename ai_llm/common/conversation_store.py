@@ -152,15 +152,18 @@ class PostgresConversationStore(ConversationStore):
         return [{"role": str(r["role"]), "text": str(r["text"])} for r in rows]
 
     async def append(self, agent: str, context_id: str, turns: list[dict[str, str]], keep: int) -> None:
-        async with self.db.connection() as conn, conn.transaction():
-            async with conn.cursor() as cur:
-                await cur.executemany(
-                    "INSERT INTO agent_history (agent, context_id, role, text) VALUES (%s, %s, %s, %s)",
-                    [(agent, context_id, t["role"], t["text"]) for t in turns])
-            await conn.execute(
-                "DELETE FROM agent_history WHERE agent = %s AND context_id = %s AND id <= ("
-                " SELECT id FROM agent_history WHERE agent = %s AND context_id = %s"
-                " ORDER BY id DESC OFFSET %s LIMIT 1)", (agent, context_id, agent, context_id, max(keep, 0)))
+        # One statement (every task of every agent appends a turn): the DELETE sees the rows from before this
+        # statement's INSERT, so it keeps `keep - len(turns)` of those.
+        turns = turns[-keep:] if keep > 0 else []
+        await self.db.execute(
+            "WITH added AS (INSERT INTO agent_history (agent, context_id, role, text)"
+            " SELECT %(agent)s, %(context)s, t.role, t.text"
+            " FROM unnest(%(roles)s::text[], %(texts)s::text[]) WITH ORDINALITY AS t(role, text, n) ORDER BY t.n)"
+            " DELETE FROM agent_history WHERE agent = %(agent)s AND context_id = %(context)s AND id <= ("
+            " SELECT id FROM agent_history WHERE agent = %(agent)s AND context_id = %(context)s"
+            " ORDER BY id DESC OFFSET %(offset)s LIMIT 1)",
+            {"agent": agent, "context": context_id, "roles": [t["role"] for t in turns],
+             "texts": [t["text"] for t in turns], "offset": keep - len(turns) if keep > 0 else 0})
 
     async def get(self, agent: str, context_id: str, key: str) -> Any:
         row = await self.db.fetchone(

@@ -63,6 +63,12 @@ async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
         await conn.rollback()
 
 
+#: A FROM item that turns the WAL flush at commit off for the one autocommit statement it is part of
+#: (`synchronous_commit` is read when the statement's transaction commits): for rows whose loss in a Postgres
+#: crash costs nothing (search telemetry, cache rows), one statement instead of BEGIN, SET LOCAL, the write and
+#: COMMIT.
+ASYNC_COMMIT = "(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit"
+
 #: Pools shared inside one process: (url, event loop id) -> [pool, users]. See `open_shared`.
 _SHARED: dict[tuple[str, int], list[Any]] = {}
 
@@ -115,9 +121,12 @@ class Database:
     def __init__(self, url: str, min_size: int = 1, max_size: int = 8) -> None:
         self.url = url
         # `check`: a pooled connection is tested before it is handed out, so after the launcher restarts a
-        # crashed Postgres the agents reconnect instead of failing once per stale connection.
+        # crashed Postgres the agents reconnect instead of failing once per stale connection (a restart can take
+        # under a second, so even a connection used a moment ago is tested). Autocommit: a single statement is
+        # its own transaction (no BEGIN and COMMIT round trips); statements that must hold together use
+        # `conn.transaction()`.
         self.pool = AsyncConnectionPool(url, min_size=min_size, max_size=max_size, open=False,
-                                        configure=_configure, kwargs={"row_factory": dict_row},
+                                        configure=_configure, kwargs={"row_factory": dict_row, "autocommit": True},
                                         check=AsyncConnectionPool.check_connection)
 
     async def open(self) -> Database:
@@ -135,7 +144,8 @@ class Database:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """A pooled connection; commits on success, rolls back on error."""
+        """A pooled connection in autocommit mode: wrap statements that must hold together in
+        `conn.transaction()`."""
         async with self.pool.connection() as conn:
             yield conn
 

@@ -12,6 +12,7 @@ served from memory by this process (`get`), and the final save carries the full 
 from __future__ import annotations
 
 import functools
+import time
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -27,6 +28,10 @@ TASK_TABLE = "a2a_tasks"
 #: Seconds a task save waits for a pooled connection: a burst of chats (200 at once) queues here; waiting is
 #: right, failing the chat after SQLAlchemy's default 30 s is not.
 TASK_POOL_TIMEOUT_S = 300.0
+#: Seconds a task looked up and not found is answered "not found" from memory (until this process saves it).
+#: The SDK looks a new task up three times before saving it; an id is a server-made UUID, so no other replica
+#: creates the same one meanwhile.
+ABSENT_S = 2.0
 
 
 class WriteOnStateChange(TaskStore):
@@ -35,6 +40,7 @@ class WriteOnStateChange(TaskStore):
     A save is written to `inner` when the task is new to this process, when its state differs from the last
     state written, or when it is not `working` (submitted, input-required, auth-required and every terminal
     state are always written). Otherwise the task is kept here, and `get` returns it, until the next write.
+    A task `inner` did not have stays "not found" here for ABSENT_S seconds or until it is saved.
     `writes` and `kept` count both kinds (for benchmarks and tests).
     """
 
@@ -42,6 +48,7 @@ class WriteOnStateChange(TaskStore):
         self.inner = inner
         self._written_state: dict[str, int] = {}
         self._kept: dict[str, Task] = {}
+        self._absent: dict[str, float] = {}
         self.writes = 0
         self.kept = 0
 
@@ -55,6 +62,7 @@ class WriteOnStateChange(TaskStore):
             return
         await self.inner.save(task, context)
         self.writes += 1
+        self._absent.pop(task.id, None)
         self._kept.pop(task.id, None)
         if state == TaskState.TASK_STATE_WORKING:
             self._written_state[task.id] = state
@@ -64,7 +72,15 @@ class WriteOnStateChange(TaskStore):
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         kept = self._kept.get(task_id)
         if kept is None:
-            return await self.inner.get(task_id, context)
+            now = time.monotonic()
+            if now - self._absent.get(task_id, float("-inf")) < ABSENT_S:
+                return None
+            found = await self.inner.get(task_id, context)
+            if found is None:  # a new task: the SDK asks three times before its first save
+                if len(self._absent) > 1000:
+                    self._absent = {k: t for k, t in self._absent.items() if now - t < ABSENT_S}
+                self._absent[task_id] = now
+            return found
         copy = Task()
         copy.CopyFrom(kept)
         return copy
@@ -106,6 +122,8 @@ def task_engine(url: str, pool_size: int = 3, max_overflow: int = 5) -> AsyncEng
     The URL is handed to psycopg as is (Unix-socket hosts, `sslmode` and other libpq parameters included)
     instead of being translated into an SQLAlchemy URL. The pool stays small (Postgres allows 100 connections
     by default and every hub process and replica has one) and saves wait their turn (`TASK_POOL_TIMEOUT_S`).
+    Autocommit: the store's reads and writes are single statements (a save's merge is a read and a write that
+    a transaction would not make atomic either), so BEGIN and COMMIT were two round trips of four.
     """
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -114,4 +132,4 @@ def task_engine(url: str, pool_size: int = 3, max_overflow: int = 5) -> AsyncEng
 
     return create_async_engine("postgresql+psycopg://", async_creator=connect, pool_size=pool_size,
                                max_overflow=max_overflow, pool_pre_ping=True,
-                               pool_timeout=TASK_POOL_TIMEOUT_S)
+                               pool_timeout=TASK_POOL_TIMEOUT_S, isolation_level="AUTOCOMMIT")

@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ai_llm.common.db import Database
+from ai_llm.common.db import ASYNC_COMMIT, Database
 from ai_llm.search_gateway.models import SearchRequest
 
 log = logging.getLogger(__name__)
@@ -55,11 +55,10 @@ class SearchCache:
                         query_norm=row["query_norm"])
 
     async def count_hit(self, hit: CacheHit, request: SearchRequest) -> None:
-        async with self.db.connection() as conn:
-            await conn.execute("SET LOCAL synchronous_commit = off")
-            await conn.execute(
-                "UPDATE search_cache SET hits = hits + 1 WHERE partition = %s AND kind = %s AND params_key = %s"
-                " AND query_norm = %s", (hit.partition, request.kind, request.params_key(), hit.query_norm))
+        await self.db.execute(
+            f"UPDATE search_cache SET hits = hits + 1 FROM {ASYNC_COMMIT} WHERE partition = %s AND kind = %s"
+            " AND params_key = %s AND query_norm = %s", (hit.partition, request.kind, request.params_key(),
+                                                        hit.query_norm))
 
     async def get_semantic(self, partitions: list[str], request: SearchRequest, embedding: list[float],
                            threshold: float, limit: int = 5) -> list[CacheHit]:
@@ -83,18 +82,16 @@ class SearchCache:
 
     async def put(self, partition: str, provider: str, request: SearchRequest, query_norm: str,
                   embedding: list[float] | None, response: dict[str, Any], ttl_s: int) -> None:
-        async with self.db.connection() as conn:
-            # A lost cache row after a crash costs one provider call: no need to wait for the WAL flush.
-            await conn.execute("SET LOCAL synchronous_commit = off")
-            await conn.execute(
-                "INSERT INTO search_cache (partition, provider, kind, params_key, query_norm, query, embedding,"
-                " response, expires_at) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s::jsonb,"
-                " now() + make_interval(secs => %s))"
-                " ON CONFLICT (partition, kind, params_key, query_norm) DO UPDATE SET query = EXCLUDED.query,"
-                " embedding = EXCLUDED.embedding, response = EXCLUDED.response, created_at = now(),"
-                " expires_at = EXCLUDED.expires_at, hits = 0",
-                (partition, provider, request.kind, request.params_key(), query_norm, request.query,
-                 _vector(embedding) if embedding else None, json.dumps(response, ensure_ascii=False), ttl_s))
+        # A lost cache row after a crash costs one provider call: no need to wait for the WAL flush.
+        await self.db.execute(
+            "INSERT INTO search_cache (partition, provider, kind, params_key, query_norm, query, embedding,"
+            " response, expires_at) SELECT %s, %s, %s, %s, %s, %s, %s::vector, %s::jsonb,"
+            f" now() + make_interval(secs => %s) FROM {ASYNC_COMMIT}"
+            " ON CONFLICT (partition, kind, params_key, query_norm) DO UPDATE SET query = EXCLUDED.query,"
+            " embedding = EXCLUDED.embedding, response = EXCLUDED.response, created_at = now(),"
+            " expires_at = EXCLUDED.expires_at, hits = 0",
+            (partition, provider, request.kind, request.params_key(), query_norm, request.query,
+             _vector(embedding) if embedding else None, json.dumps(response, ensure_ascii=False), ttl_s))
 
     async def purge_expired(self) -> int:
         async with self.db.connection() as conn:

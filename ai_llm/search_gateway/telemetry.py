@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ai_llm.common.db import Database
+from ai_llm.common.db import ASYNC_COMMIT, Database
 
 #: Largest time window (hours) and number of recent queries `GET /telemetry` serves.
 MAX_HOURS = 24 * 90
@@ -33,14 +33,13 @@ class TelemetryRow:
 
 async def record(db: Database, row: TelemetryRow) -> None:
     """Write one request's row."""
-    async with db.connection() as conn:
-        # Telemetry is written off the response path; losing the last rows on a crash is acceptable.
-        await conn.execute("SET LOCAL synchronous_commit = off")
-        await conn.execute(
-            "INSERT INTO search_telemetry (created_at, agent, tool, query, provider, cache, branch, depth,"
-            " latency_ms, cost_usd, results, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (row.time, row.agent, row.tool, row.query[:1000], row.provider, row.cache, row.branch, row.depth,
-             row.latency_ms, row.cost_usd, row.results, row.error))
+    # Telemetry is written off the response path; losing the last rows on a crash is acceptable.
+    await db.execute(
+        "INSERT INTO search_telemetry (created_at, agent, tool, query, provider, cache, branch, depth,"
+        " latency_ms, cost_usd, results, error) SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
+        f" FROM {ASYNC_COMMIT}",
+        (row.time, row.agent, row.tool, row.query[:1000], row.provider, row.cache, row.branch, row.depth,
+         row.latency_ms, row.cost_usd, row.results, row.error))
 
 
 def _bucket_for(hours: float) -> str:

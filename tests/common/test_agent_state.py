@@ -55,6 +55,15 @@ async def test_history_keeps_the_last_turns_per_agent_and_conversation(store: Co
     assert await store.history("a", str(uuid.uuid4()), 10) == []
 
 
+async def test_history_keep_smaller_than_the_turns_added(store: ConversationStore) -> None:
+    ctx = str(uuid.uuid4())
+    await store.append("a", ctx, [{"role": "user", "text": "q0"}, {"role": "agent", "text": "r0"}], keep=4)
+    await store.append("a", ctx, [{"role": "user", "text": "q1"}, {"role": "agent", "text": "r1"}], keep=1)
+    assert await store.history("a", ctx, 10) == [{"role": "agent", "text": "r1"}]
+    await store.append("a", ctx, [{"role": "user", "text": "q2"}], keep=0)
+    assert await store.history("a", ctx, 10) == []
+
+
 async def test_values_put_get_take_and_expire(store: ConversationStore) -> None:
     ctx = str(uuid.uuid4())
     value = {"file_ids": ["1", "2"], "names": ["가.pdf", "b.md"], "score": 0.5}

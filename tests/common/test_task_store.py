@@ -9,6 +9,7 @@ from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from a2a.types.a2a_pb2 import Message, Part, Role, Task, TaskState, TaskStatus
 
+from ai_llm.common import task_store
 from ai_llm.common.db import close_shared, open_shared
 from ai_llm.common.task_store import WriteOnStateChange
 
@@ -19,6 +20,11 @@ class CountingStore(InMemoryTaskStore):
     def __init__(self) -> None:
         super().__init__()
         self.saved: list[int] = []
+        self.gets = 0
+
+    async def get(self, task_id: str, context: Any = None) -> Task | None:
+        self.gets += 1
+        return await super().get(task_id, context)
 
     async def save(self, task: Task, context: Any = None) -> None:
         self.saved.append(task.status.state)
@@ -71,6 +77,21 @@ async def test_waiting_for_input_is_always_written() -> None:
                            TaskState.TASK_STATE_INPUT_REQUIRED]
     await store.delete("t1", ctx)
     assert await store.get("t1", ctx) is None
+
+
+async def test_a_task_not_found_is_not_looked_up_again_until_saved(monkeypatch: Any) -> None:
+    """The SDK looks a new task up three times before its first save: only the first reaches the store."""
+    inner = CountingStore()
+    store = WriteOnStateChange(inner)
+    ctx = ServerCallContext()
+    assert [await store.get("t1", ctx) for _ in range(3)] == [None, None, None]
+    assert inner.gets == 1
+    await store.save(_task(TaskState.TASK_STATE_SUBMITTED, "submitted"), ctx)
+    assert _note(await store.get("t1", ctx)) == "submitted" and inner.gets == 2
+    # an id looked up long enough ago is asked for again (another replica may have created it since)
+    assert await store.get("t2", ctx) is None and inner.gets == 3
+    monkeypatch.setattr(task_store, "ABSENT_S", 0.0)
+    assert await store.get("t2", ctx) is None and inner.gets == 4
 
 
 async def test_one_process_shares_one_pool_per_database(pg_url: str) -> None:
