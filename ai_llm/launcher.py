@@ -347,6 +347,11 @@ class Launcher:
             self._wait(service, child, t0, timeout_s)
         return time.perf_counter() - t0
 
+    @property
+    def postgres_pid(self) -> int | None:
+        """The embedded Postgres's postmaster (None with an external `DATABASE_URL`)."""
+        return self._pg_server.get_pid() if self._pg_server is not None else None
+
     def _postmaster(self) -> Child:
         return Child("postgres", PostmasterProcess(self._pg_server.get_pid()), self.settings.pg_dir / "log",
                      url=self.database_url)

@@ -15,7 +15,10 @@ from ai_llm.evals.backend.hub import OfflineHub
 
 def hub_processes(hub: OfflineHub) -> dict[str, int]:
     """name -> pid of every hub process (the launcher's children; Postgres as its postmaster)."""
-    return {child.name: child.proc.pid for child in hub.launcher.children}
+    processes = {child.name: child.proc.pid for child in hub.launcher.children}
+    if hub.launcher.postgres_pid is not None:
+        processes["postgres"] = hub.launcher.postgres_pid
+    return processes
 
 
 def _proc_cpu(pid: int) -> float:

@@ -1,14 +1,20 @@
-"""`hub bench backend`'s own logic: the question mix, the per-stage breakdown, the profile summary, levels."""
+"""`hub bench backend`'s own logic: the question mix, the per-stage breakdown, the profile summary, levels,
+CPU accounting."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from typing import Any
 
 import pytest
 import typer
 
 from ai_llm.evals.backend.load import DEFAULT_PDF, load_questions, parse_levels, stage_breakdown
-from ai_llm.evals.backend.profile import summarize_profile
+from ai_llm.evals.backend.profile import cpu_seconds, summarize_profile
 
 
 def test_every_level_gets_the_same_mix_of_documents_web_and_hybrid() -> None:
@@ -67,3 +73,24 @@ def test_profile_summary_sorts_samples_by_kind_of_work() -> None:
     assert summary["by_kind"] == {"embedding model": 0.6, "SQL (psycopg)": 0.2,
                                   "waiting (epoll, locks: not CPU)": 0.15, "other": 0.05}
     assert summary["top_leaves"][0] == {"frame": "Session.run (onnxruntime/capi/session.py:406)", "share": 0.6}
+
+
+def test_postgres_cpu_counts_its_backends() -> None:
+    """Postgres works in child processes of its postmaster (one backend per connection): the burst's CPU of
+    `postgres` sums them; any other process counts only itself."""
+    burn = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\ntime.sleep(30)"
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               f"subprocess.Popen([sys.executable, '-c', {burn!r}])\ntime.sleep(30)"],
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            as_postgres = cpu_seconds({"postgres": parent.pid})["postgres"]
+            if as_postgres >= 0.4:
+                break
+            time.sleep(0.1)
+        assert as_postgres >= 0.4
+        assert cpu_seconds({"web_research": parent.pid})["web_research"] < 0.3  # the parent itself idles
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
