@@ -95,7 +95,9 @@ class OfflinePipeline:
             if not passages:  # every page failed: fall back to the snippets rather than fail
                 passages = [(h, h.snippet) for h in hits]
         await request.progress(message("web.answering", request.language), stage="answer")
-        return compose(question, passages, tools.state, request.language, effective, tools.threshold)
+        # Off the loop: the coverage check analyses every passage (stemming, Kiwi for Korean).
+        return await asyncio.to_thread(compose, question, passages, tools.state, request.language, effective,
+                                       tools.threshold)
 
     async def _deep_read(self, hits: list[SearchHit], plan: QueryPlan) -> list[tuple[SearchHit, str]]:
         question, tools, state, limits = self.request.question, self.tools, self.tools.state, self.limits

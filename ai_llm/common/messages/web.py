@@ -9,6 +9,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No search result matched the question closely enough (best relevance {score:.2f}, "
               "threshold {threshold:.2f}).",
     },
+    "not_covered": {"ko": "찾은 페이지 어디에도 질문의 핵심어가 충분히 나오지 않습니다 (없는 단어: {words}).",
+                    "en": "The pages found do not mention most of what was asked (missing: {words})."},
     "searching_web": {"ko": "🔍 웹에서 정보를 검색 중… ({query})", "en": "🔍 Searching the web… ({query})"},
     "searching_news": {"ko": "🔍 웹에서 최신 정보를 검색 중… ({query})",
                        "en": "🔍 Searching the web for the latest news… ({query})"},

@@ -20,9 +20,14 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         n: Annotated[int | None, typer.Option(help="ask only the first N questions (the corpus keeps all)")] = None,
         depth: Annotated[str, typer.Option(help="snippets, pages, or both (side by side)")] = "both",
         concurrency: Annotated[int, typer.Option(help="questions in flight at once")] = 4,
+        skip: Annotated[int, typer.Option(help="leave out the first SKIP questions (with --n: a slice)")] = 0,
+        unanswerable: Annotated[Path | None, typer.Option(
+            help="JSONL of questions whose answer is in no page of the corpus (`question`, `kind`, `language`): "
+                 "reports no_answer_accuracy beside the HotpotQA metrics")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
-        """Web-research quality on HotpotQA: supporting recall, EM/F1, no_result rate, latency, searches."""
+        """Web-research quality on HotpotQA: supporting recall, EM/F1, no_result rate, latency, searches; with
+        --unanswerable, how often questions the corpus cannot answer get `no_result`."""
         from ai_llm.evals.web.evaluation import EvalDataError, run_hotpotqa_eval
 
         if depth not in ("snippets", "pages", "both"):
@@ -31,13 +36,19 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         if n is not None and n <= 0:
             typer.echo("--n must be a positive number of questions", err=True)
             raise typer.Exit(2)
+        if skip < 0:
+            typer.echo("--skip must not be negative", err=True)
+            raise typer.Exit(2)
         depths = ["snippets", "pages"] if depth == "both" else [depth]
         try:
-            report = run_hotpotqa_eval(hotpotqa, n, depths, concurrency=max(1, concurrency))
+            report = run_hotpotqa_eval(hotpotqa, n, depths, concurrency=max(1, concurrency), skip=skip,
+                                       unanswerable=unanswerable)
         except EvalDataError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
-        lines = [f"{mode}: " + ", ".join(f"{k}={v}" for k, v in m.items()) for mode, m in report["modes"].items()]
+        lines = [f"{mode}: " + ", ".join(f"{k}={v}" for k, v in m.items() if k != "unanswerable")
+                 + (f", no_answer_accuracy={m['unanswerable']['no_answer_accuracy']}" if "unanswerable" in m else "")
+                 for mode, m in report["modes"].items()]
         emit(report, as_json, "\n".join(lines))
 
     @eval_app.command("verify")

@@ -3,7 +3,8 @@
 Every context paragraph of the file becomes one page of the gateway's local provider (URL from its title);
 each question goes through the real agent against a real gateway process. Reported per depth mode:
 supporting-paragraph recall of the sources the answer cites, exact match and token F1 of the short answer
-(SQuAD normalisation), `no_result` rate, mean latency and searches per question.
+(SQuAD normalisation), `no_result` rate, mean latency and searches per question. With a set of questions the
+corpus cannot answer (`--unanswerable`), also the share of them answered `no_result` (`no_answer_accuracy`).
 """
 
 from __future__ import annotations
@@ -169,11 +170,59 @@ async def evaluate_rows(agent: WebResearchAgent, rows: list[dict[str, Any]], dep
     return list(await asyncio.gather(*(one(row) for row in rows)))
 
 
-def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency: int = 4) -> dict[str, Any]:
-    """The whole `hub eval web` run: corpus, processes, both depth modes, metrics."""
+def read_unanswerable(path: Path) -> list[dict[str, Any]]:
+    """Questions the corpus cannot answer (`question`, optional `id`, `kind`, `language`)."""
+    rows: list[dict[str, Any]] = []
+    for lineno, row in iter_jsonl(path, EvalDataError):
+        if not isinstance(row, dict) or not str(row.get("question") or "").strip():
+            raise EvalDataError(f"{path}:{lineno}: each line needs a non-empty `question`")
+        rows.append(row)
+    if not rows:
+        raise EvalDataError(f"{path} holds no questions")
+    return rows
+
+
+async def evaluate_unanswerable(agent: WebResearchAgent, rows: list[dict[str, Any]], depth: str,
+                                concurrency: int = 4) -> dict[str, Any]:
+    """Ask questions whose answer is in no page: `no_answer_accuracy` is the share answered `no_result`
+    (overall, per `kind` and per `language`)."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(row: dict[str, Any]) -> str:
+        async with gate:
+            reply = await agent.research(row["question"], depth=depth,  # type: ignore[arg-type]
+                                         language=str(row.get("language") or "en"))
+            return str(reply.data.get("status"))
+
+    statuses = list(await asyncio.gather(*(one(row) for row in rows)))
+
+    def accuracy(picked: list[str]) -> dict[str, Any]:
+        return {"n": len(picked), "no_answer_accuracy": round(sum(s == "no_result" for s in picked) / len(picked), 4)}
+
+    out: dict[str, Any] = {**accuracy(statuses), "error_rate": round(
+        sum(s not in ("ok", "no_result") for s in statuses) / len(statuses), 4)}
+    for key in ("kind", "language"):
+        values = sorted({str(row.get(key) or "") for row in rows} - {""})
+        if values:
+            out[f"by_{key}"] = {v: accuracy([s for s, row in zip(statuses, rows, strict=True)
+                                              if str(row.get(key) or "") == v]) for v in values}
+    return out
+
+
+def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency: int = 4, skip: int = 0,
+                      unanswerable: Path | None = None) -> dict[str, Any]:
+    """The whole `hub eval web` run: corpus, processes, both depth modes, metrics.
+
+    Args:
+        skip: leave out the first `skip` questions (with `n`: a slice of the file, e.g. a test half).
+        unanswerable: also ask these questions, whose answers are in no page of the corpus, and report
+            `no_answer_accuracy` per mode beside the HotpotQA metrics (whose `no_result_rate` is then the
+            false no-result rate).
+    """
     rows = read_rows(path)
     pages = hotpotqa_pages(rows)
-    asked = rows[:n] if n else rows
+    asked = rows[skip:skip + n] if n else rows[skip:]
+    negatives = read_unanswerable(unanswerable) if unanswerable else []
     with tempfile.TemporaryDirectory(prefix="hub-eval-web-") as tmp:
         work = Path(tmp)
         corpus = work / "corpus.jsonl"
@@ -184,10 +233,14 @@ def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency:
                 async with offline_agent(urls["gateway_url"], urls["embedding_url"]) as agent:
                     for depth in depths:
                         out[depth] = summarise(await evaluate_rows(agent, asked, depth, concurrency))
+                        if negatives:
+                            out[depth]["unanswerable"] = await evaluate_unanswerable(agent, negatives, depth,
+                                                                                     concurrency)
                 return out
 
             modes = asyncio.run(run_all())
     report: dict[str, Any] = {"dataset": str(path), "corpus_pages": len(pages), "questions": len(asked),
+                              "skipped": skip, "unanswerable_set": str(unanswerable) if unanswerable else None,
                               "relevance_threshold": 0.5, "llm": "offline LocalEngine", "modes": modes}
     if "snippets" in modes and "pages" in modes:
         base = modes["snippets"]

@@ -30,3 +30,19 @@ def test_eval_web_bad_inputs(tmp_path: Path) -> None:
     assert "missing HotpotQA keys" in runner.invoke(_app(), ["eval", "web", "--hotpotqa", str(wrong)]).output
     depth = runner.invoke(_app(), ["eval", "web", "--hotpotqa", str(broken), "--depth", "deep"])
     assert depth.exit_code == 2 and "--depth" in depth.output
+
+
+def test_eval_web_bad_unanswerable_set_and_skip(tmp_path: Path) -> None:
+    runner = CliRunner()
+    hotpot = tmp_path / "hotpot.jsonl"
+    hotpot.write_text('{"question": "q", "answer": "a", "supporting_facts": [], "context": []}\n')
+    negatives = tmp_path / "negatives.jsonl"
+    negatives.write_text('{"question": "What is the weather in Seoul?"}\n{"kind": "off_corpus"}\n')
+    bad = runner.invoke(_app(), ["eval", "web", "--hotpotqa", str(hotpot), "--unanswerable", str(negatives)])
+    assert bad.exit_code == 2 and "negatives.jsonl:2" in bad.output and "question" in bad.output
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert "holds no questions" in runner.invoke(
+        _app(), ["eval", "web", "--hotpotqa", str(hotpot), "--unanswerable", str(empty)]).output
+    skip = runner.invoke(_app(), ["eval", "web", "--hotpotqa", str(hotpot), "--skip", "-1"])
+    assert skip.exit_code == 2 and "--skip" in skip.output
