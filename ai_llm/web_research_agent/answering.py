@@ -184,8 +184,8 @@ def _surface_words(question: str, terms: list[str]) -> list[str]:
 
 def not_covered(state: RunState, language: str, depth: str, coverage: float, missing: list[str]) -> AgentReply:
     """`no_result` because the pages found do not mention what the question asks about."""
-    text = (f"{message('web.no_result', language)}.\n\n"
-            + message("web.not_covered", language, words=", ".join(missing)))
+    shown = ", ".join(missing[:6]) + (", …" if len(missing) > 6 else "")
+    text = f"{message('web.no_result', language)}.\n\n" + message("web.not_covered", language, words=shown)
     return AgentReply(text=text, data={"status": STATUS_NO_RESULT, "question_coverage": round(coverage, 4),
                                        "missing_words": missing, **state.data([], depth)})
 

@@ -95,3 +95,11 @@ def test_an_answer_from_pages_that_miss_the_question_is_no_result() -> None:
     answered = compose("Where is Namsung headquartered?", [(hit, page)], RunState(), "en", "pages", 0.5)
     assert answered.data["status"] == STATUS_OK and answered.data["question_coverage"] == 1.0
     assert "Seoul" in answered.text
+
+
+def test_a_long_list_of_missing_words_is_cut_in_the_reply() -> None:
+    hit = SearchHit("London", "https://corpus.local/London", "London is the capital of England.")
+    refused = compose("Does our travel policy hotel cap still make sense given current hotel prices in London?",
+                      [(hit, "London is the capital of England.")], RunState(), "en", "pages", 0.5)
+    assert refused.data["status"] == STATUS_NO_RESULT and len(refused.data["missing_words"]) > 6
+    assert ", ".join(refused.data["missing_words"][:6]) + ", …" in refused.text
