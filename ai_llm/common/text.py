@@ -11,6 +11,8 @@ import re
 import unicodedata
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+#: One Hangul syllable (가–힣): `HANGUL_SYLLABLE.search(text)` says the text has Korean in it.
+HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[0-9a-z][0-9a-z.\-_/]*[0-9a-z]|[0-9a-z]|[\uac00-\ud7a3]+", re.IGNORECASE)
 
 ENGLISH_STOPWORDS = frozenset(

@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ai_llm.common.text import ENGLISH_STOPWORDS, hangul_bigrams, normalize
+from ai_llm.common.text import ENGLISH_STOPWORDS, HANGUL_SYLLABLE, hangul_bigrams, normalize
 
 #: Bump when the terms produced for the same text change: stored chunks then need `hub reindex`.
 ANALYSIS_VERSION = "2"
 
 _DATA = Path(__file__).parent / "data"
 _TOKEN = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z_.\-/]*[0-9A-Za-z])?|[\uac00-\ud7a3]+")
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _THOUSANDS = re.compile(r"(\d),(\d{3})(?!\d)")
 _KOREAN_CONTENT_TAGS = ("NNG", "NNP", "NR", "XR", "SH", "SN", "SL", "VV", "VA")
@@ -127,11 +126,11 @@ def analyze(text: str) -> list[str]:
     positioned: list[tuple[int, str]] = []
     for match in _TOKEN.finditer(text):
         raw = match.group(0)
-        if not _HANGUL.match(raw):
+        if not HANGUL_SYLLABLE.match(raw):
             positioned.extend((match.start(), term) for term in _english_terms(raw))
         elif KOREAN_ANALYSIS == "bigrams":
             positioned.extend((match.start(), gram) for gram in hangul_bigrams(raw))
-    if _HANGUL.search(text) and KOREAN_ANALYSIS != "bigrams":
+    if HANGUL_SYLLABLE.search(text) and KOREAN_ANALYSIS != "bigrams":
         # Kiwi reads the whole text (context decides the analysis); its Latin and digit tokens are skipped
         # because the English path above already produced them.
         with _KIWI_LOCK:
@@ -254,12 +253,12 @@ def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = T
             their terms join as weaker groups.
     """
     terms = analyze(text)
-    korean = bool(_HANGUL.search(text))
+    korean = bool(HANGUL_SYLLABLE.search(text))
     groups: dict[str, TermGroup] = {}
     for term in terms:
         if term in groups:
             continue
-        is_hangul = bool(_HANGUL.match(term))
+        is_hangul = bool(HANGUL_SYLLABLE.match(term))
         stop = term in (KOREAN_QUERY_STOPWORDS if is_hangul else _query_stopwords())
         group = TermGroup(term, {term: 1.0}, salient=not stop)
         if translate and not stop:
@@ -279,10 +278,10 @@ def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = T
                 continue
             # The earlier question's words count (half) towards coverage; the earlier answer's only rank.
             groups[term] = TermGroup(term, {term: HISTORY_WEIGHT}, salient=position == 0, weight=HISTORY_WEIGHT)
-            if translate and _HANGUL.match(term):
+            if translate and HANGUL_SYLLABLE.match(term):
                 for english in english_for(term):
                     groups[term].alternatives.setdefault(english, HISTORY_WEIGHT * TRANSLATION_WEIGHT)
-    latin = [t for t in terms if not _HANGUL.match(t) and t not in _query_stopwords()]
+    latin = [t for t in terms if not HANGUL_SYLLABLE.match(t) and t not in _query_stopwords()]
     phrases = [(a, b) for a, b in zip(latin, latin[1:], strict=False) if a != b]
     numbers = [t for t in terms if _NUMBER.match(t)]
     return QueryTerms(list(groups.values()), phrases, numbers, korean)

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ai_llm.common.text import HANGUL_SYLLABLE
 from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, coverage
 from ai_llm.internal_rag_agent.rag_search_service import REPORT_FACTOR, RankedChunk
 
@@ -33,7 +34,6 @@ HEADING_PENALTY = 0.75
 MIN_SENTENCE_CHARS = 12
 #: Two sentences sharing this share of the shorter one's words are one sentence quoted twice.
 DUPLICATE_SHARE = 0.8
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SENTENCE_END = re.compile(r"[.!?다요음함됨임)]\s*$")
 #: Chunks whose sentences are considered.
 CHUNKS_CONSIDERED = 6
@@ -172,7 +172,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
                 score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * _rescale(similarity[sentence])
             if chunk.hit.source_kind == "report":
                 score *= REPORT_FACTOR  # a sentence the hub quoted into a report: its original comes first
-            if not _SENTENCE_END.search(sentence) and len(sentence) < 80 and not _HANGUL.search(sentence):
+            if not _SENTENCE_END.search(sentence) and len(sentence) < 80 and not HANGUL_SYLLABLE.search(sentence):
                 score *= HEADING_PENALTY  # a heading or a table cell names the topic but answers nothing
             if wants_number and _DIGIT.search(sentence):
                 score += 0.08

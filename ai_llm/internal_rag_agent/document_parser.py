@@ -21,7 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ai_llm.common.text import split_sentences
+from ai_llm.common.text import HANGUL_SYLLABLE, split_sentences
 
 PAGE_MARKER = "[페이지 {n}]"
 SUPPORTED_SUFFIXES = (".pdf", ".txt", ".md", ".markdown", ".docx")
@@ -92,7 +92,6 @@ _BLOCK_START = re.compile(
     r"|[IVX]{1,4}\.\s|\((?:\d{1,2}|[a-z]|[ivx]{1,4}|[\uac00-\ud7a3]{1,4})\)|【|<|\[\d)")
 _TERMINAL = re.compile(r"[.!?:;。”\"')\]]$|[다요음함됨임]\.?$")
 _WORD_CHARS = re.compile(r"[A-Za-z]+")
-_HANGUL_CHAR = re.compile(r"[\uac00-\ud7a3]")
 
 
 def _line_key(line: str) -> str:
@@ -171,7 +170,7 @@ def _rebuild_page(lines: list[str], running: set[str], vocabulary: set[str]) -> 
 
 def _korean_spacing(paragraph: str) -> str:
     """Restore the spaces pypdf drops between Korean words (Kiwi), where a paragraph has too few."""
-    hangul = len(_HANGUL_CHAR.findall(paragraph))
+    hangul = len(HANGUL_SYLLABLE.findall(paragraph))
     if hangul < 8 or paragraph.count(" ") / hangul > 0.2:
         return paragraph
     from ai_llm.common.text_analysis import kiwi

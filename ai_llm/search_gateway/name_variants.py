@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import re
 
-_SYLLABLE = re.compile("[\uac00-\ud7a3]")
+from ai_llm.common.text import HANGUL_SYLLABLE
+
 _VOWELS = frozenset("aeiou")
 
 # --- Latin short forms ---------------------------------------------------------------------------------------
@@ -64,7 +65,7 @@ def is_numeronym(short: str, long_: str) -> bool:
 
 def is_syllable_abbreviation(short: str, long_: str) -> bool:
     """"시총" / "시가총액", "스벅" / "스타벅스" (see the module docstring)."""
-    if not (_SYLLABLE.fullmatch(short[:1] or " ") and all(_SYLLABLE.match(c) for c in short + long_)):
+    if not (HANGUL_SYLLABLE.fullmatch(short[:1] or " ") and all(HANGUL_SYLLABLE.match(c) for c in short + long_)):
         return False
     # The short form takes one syllable of each part: its second syllable is not the long form's second
     # ("강남역" is not short for "강남구청역", nor "퇴직금" for "퇴직연금").
@@ -136,7 +137,7 @@ def _collapse(skeleton: str) -> str:
 
 def is_transliteration(latin: str, hangul: str) -> bool:
     """"ubuntu" / "우분투", "tesla" / "테슬라": equal consonant skeletons (see the module docstring)."""
-    if not hangul or not all(_SYLLABLE.match(c) for c in hangul):
+    if not hangul or not all(HANGUL_SYLLABLE.match(c) for c in hangul):
         return False
     skeleton = latin_skeleton(latin)
     if len(skeleton) < 3 and not (len(skeleton) == 2 and len(latin) >= 4 and len(hangul) >= 2):

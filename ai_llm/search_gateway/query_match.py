@@ -126,13 +126,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from ai_llm.common.text import HANGUL_SYLLABLE
 from ai_llm.search_gateway import name_variants
 
 TermKind = Literal["word", "number", "symbol", "korean"]
 
 _HANGUL_CHARS = "\uac00-\ud7a3\u3131-\u318e\u1100-\u11ff"
 _HANGUL = re.compile(f"[{_HANGUL_CHARS}]")
-_SYLLABLE = re.compile("[\uac00-\ud7a3]")
 # ㅋㅋ, ㅠㅠ, a stray ㅣ: keyboard noise, never a word (NFKC turns them into conjoining jamo)
 _LONE_JAMO = re.compile("[\u1100-\u11ff\u3131-\u318e]+")
 # Latin/other-script words without digits or Hangul, numbers with decimal/thousands separators, and the
@@ -568,7 +568,7 @@ def _split_date_nouns(terms: list[Term]) -> list[Term]:
     for term in terms:
         key = term.key
         if (term.kind == "korean" and term.optional is None and len(key) >= 3 and key.endswith("일")
-                and not key.endswith(_WHOLE_DAY_NOUNS) and _SYLLABLE.fullmatch(key[-2])):
+                and not key.endswith(_WHOLE_DAY_NOUNS) and HANGUL_SYLLABLE.fullmatch(key[-2])):
             cut = term.start + len(key) - 1
             out.append(replace(term, key=key[:-1], surface=term.surface[:-1], end=cut, role=None))
             out.append(replace(term, key="날짜", surface="일", start=cut))  # 출시일 = 출시 날짜
@@ -745,7 +745,7 @@ def _jamo(text: str) -> tuple[str, list[int]]:
     out: list[str] = []
     owner: list[int] = []
     for i, ch in enumerate(text):
-        parts = unicodedata.normalize("NFD", ch) if _SYLLABLE.match(ch) else ch
+        parts = unicodedata.normalize("NFD", ch) if HANGUL_SYLLABLE.match(ch) else ch
         out.extend(parts)
         owner.extend([i] * len(parts))
     return "".join(out), owner
@@ -789,12 +789,12 @@ def _korean_variant(a: RequestTerms, b: RequestTerms) -> bool:
     def word_at(char: int, spans: list[tuple[int, Word]]) -> tuple[int, int]:
         """(position of `char` in its word, the word's syllable count)"""
         offset, word = next((o, w) for o, w in reversed(spans) if o <= char)
-        return char - offset, sum(1 for c in word.stem if _SYLLABLE.match(c))
+        return char - offset, sum(1 for c in word.stem if HANGUL_SYLLABLE.match(c))
 
     if len(text_a) == len(text_b):
         diff = [i for i, (x, y) in enumerate(zip(text_a, text_b, strict=True)) if x != y]
         if (len(diff) == 2 and diff[1] == diff[0] + 1 and text_a[diff[0]] == text_b[diff[1]]
-                and text_a[diff[1]] == text_b[diff[0]] and _SYLLABLE.match(text_a[diff[0]])):
+                and text_a[diff[1]] == text_b[diff[0]] and HANGUL_SYLLABLE.match(text_a[diff[0]])):
             position, length = word_at(diff[0], spans_a)
             return position >= 1 and length >= 4  # two syllables swapped inside a long word: 엔디비아
     jamo_a, owner_a = _jamo(text_a)
@@ -803,7 +803,7 @@ def _korean_variant(a: RequestTerms, b: RequestTerms) -> bool:
     if at is None:
         return False
     text, owner, spans = (text_b, owner_b, spans_b) if len(jamo_b) > len(jamo_a) else (text_a, owner_a, spans_a)
-    if at >= len(owner) or not _SYLLABLE.match(text[owner[at]]):
+    if at >= len(owner) or not HANGUL_SYLLABLE.match(text[owner[at]]):
         return False
     position, length = word_at(owner[at], spans)
     if len(jamo_a) == len(jamo_b) and frozenset((jamo_a[at], jamo_b[at])) in _TENSE_PAIRS:

@@ -10,7 +10,7 @@ import re
 
 from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
 from ai_llm.common.messages import message
-from ai_llm.common.text import ENGLISH_STOPWORDS, normalize, split_sentences, tokenize
+from ai_llm.common.text import ENGLISH_STOPWORDS, HANGUL_SYLLABLE, normalize, split_sentences, tokenize
 from ai_llm.common.text_analysis import analyze, analyze_query, english_for
 from ai_llm.common.text_rules import rank_sentences
 from ai_llm.web_research_agent.deep_read import Chunk
@@ -27,7 +27,6 @@ NUMBER_BONUS = 0.25
 MIN_QUESTION_COVERAGE = 0.4
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.\-]*(?:,?\s+(?:(?:of|the|and|to|for|a|de|von|van|&)\s+)*[A-Z0-9][\w'’\-]*)*")
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WH_NUMBER = re.compile(r"\b(?:how many|how much|how old|what year|which year|when|how long)\b|몇|언제", re.I)
 
 
@@ -157,13 +156,13 @@ def question_coverage(question: str, texts: list[str]) -> tuple[float, list[str]
     present: set[str] = set()
     for text in texts:
         present.update(analyze(text))
-    hangul_pages = any(_HANGUL.search(text) for text in texts)
+    hangul_pages = any(HANGUL_SYLLABLE.search(text) for text in texts)
     judged, missing = 0, []
     for group in query.groups:
         if not group.salient:
             continue
         if not any(term in present for term in group.alternatives):
-            if _HANGUL.match(group.base) and not hangul_pages and not english_for(group.base):
+            if HANGUL_SYLLABLE.match(group.base) and not hangul_pages and not english_for(group.base):
                 continue
             missing.append(group.base)
         judged += 1
