@@ -173,9 +173,10 @@ def question_coverage(question: str, texts: list[str]) -> tuple[float, list[str]
 
 def _surface_words(question: str, terms: list[str]) -> list[str]:
     """The question's own words for analysed terms (stems such as "compani" read badly in a reply)."""
+    analysed = [(w, set(analyze(w))) for w in re.findall(r"[\w'’.\-]+", question)] if terms else []
     words: list[str] = []
     for term in terms:
-        word = next((w for w in re.findall(r"[\w'’.\-]+", question) if term in analyze(w)), term)
+        word = next((w for w, own in analysed if term in own), term)
         if word not in words:
             words.append(word)
     return words

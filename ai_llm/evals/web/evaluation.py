@@ -26,6 +26,7 @@ from typing import Any
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.events import AgentReply
 from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
@@ -147,23 +148,27 @@ async def offline_agent(gateway_url: str, embedding_url: str, **kwargs: Any) -> 
         await embeddings.close()
 
 
+async def _ask(agent: WebResearchAgent, question: str, depth: str, language: str) -> tuple[AgentReply, float]:
+    """The agent's reply and its latency in ms; an `error` reply (a dropped MCP connection) is asked once
+    more, and then it counts."""
+    started = time.perf_counter()
+    reply = await agent.research(question, depth=depth, language=language)  # type: ignore[arg-type]
+    if reply.data.get("status") == "error":
+        started = time.perf_counter()
+        reply = await agent.research(question, depth=depth, language=language)  # type: ignore[arg-type]
+    return reply, (time.perf_counter() - started) * 1000
+
+
 async def evaluate_rows(agent: WebResearchAgent, rows: list[dict[str, Any]], depth: str,
                         concurrency: int = 4) -> list[QuestionResult]:
     """Ask every question (bounded concurrency) and score the replies, in row order."""
     gate = asyncio.Semaphore(concurrency)
-    retries: list[str] = []
 
     async def one(row: dict[str, Any]) -> QuestionResult:
         async with gate:
-            started = time.perf_counter()
             with collect_degraded() as skipped:
-                reply = await agent.research(row["question"], depth=depth, language="en")  # type: ignore[arg-type]
-                if reply.data.get("status") == "error":  # a dropped MCP connection: one retry, then it counts
-                    retries.append(row["question"])
-                    started = time.perf_counter()
-                    reply = await agent.research(row["question"], depth=depth,  # type: ignore[arg-type]
-                                                 language="en")
-            result = score_reply(row, reply.data, reply.text, (time.perf_counter() - started) * 1000)
+                reply, latency_ms = await _ask(agent, row["question"], depth, "en")
+            result = score_reply(row, reply.data, reply.text, latency_ms)
             result.degraded = sorted(skipped)
             return result
 
@@ -190,8 +195,7 @@ async def evaluate_unanswerable(agent: WebResearchAgent, rows: list[dict[str, An
 
     async def one(row: dict[str, Any]) -> str:
         async with gate:
-            reply = await agent.research(row["question"], depth=depth,  # type: ignore[arg-type]
-                                         language=str(row.get("language") or "en"))
+            reply, _ = await _ask(agent, row["question"], depth, str(row.get("language") or "en"))
             return str(reply.data.get("status"))
 
     statuses = list(await asyncio.gather(*(one(row) for row in rows)))
