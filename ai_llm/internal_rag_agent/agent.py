@@ -355,8 +355,8 @@ class RagAgent:
         """Cosine of the question to each candidate sentence, for questions the embedding model can read.
 
         The sentences' vectors come from the store (`line_vectors`, computed at indexing); only lines without
-        one (chunks indexed before they were stored, the Supabase adapter) go to the embedding server with the
-        question (whose vector the server's cache already holds from the search)."""
+        one (chunks indexed before they were stored, the Supabase adapter) go to the embedding server, with the
+        question when the search did not embed it."""
         if not self.search_service.vectors_count_for(question):
             return {}
         chunks = outcome.chunks[:CHUNKS_CONSIDERED]
@@ -376,17 +376,22 @@ class RagAgent:
             if matrix is not None:
                 known.update(zip(lines, matrix, strict=True))
         missing = [s for s in sentences if s not in known]
-        try:
-            vectors = await self.embeddings.embed([question, *missing])
-        except EmbeddingError as exc:
-            note_degraded("embeddings", exc)
-            return {}
-        known.update((s, np.asarray(v, dtype=np.float32)) for s, v in zip(missing, vectors[1:], strict=True))
-        usable = [s for s in sentences if known[s].shape[0] == len(vectors[0])]
+        # The search's own question vector, when it has one: with every line stored, no call at all.
+        asked = [] if outcome.question_vector is not None else [question]
+        vectors: list[list[float]] = []
+        if asked or missing:
+            try:
+                vectors = await self.embeddings.embed([*asked, *missing])
+            except EmbeddingError as exc:
+                note_degraded("embeddings", exc)
+                return {}
+        q = np.asarray(outcome.question_vector if outcome.question_vector is not None else vectors[0],
+                       dtype=np.float32)
+        known.update((s, np.asarray(v, dtype=np.float32)) for s, v in zip(missing, vectors[len(asked):], strict=True))
+        usable = [s for s in sentences if known[s].shape[0] == q.shape[0]]
         if not usable:
             return {}
         matrix = np.stack([known[s] for s in usable])
-        q = np.asarray(vectors[0], dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0)
         scores = matrix @ q / np.where(norms > 0, norms, 1.0)
         return {s: float(v) for s, v in zip(usable, scores, strict=True)}

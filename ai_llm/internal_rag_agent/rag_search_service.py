@@ -95,6 +95,8 @@ class SearchOutcome:
     query_terms: QueryTerms | None = None
     stats: TermStats | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: The question's own vector when the search embedded it (reused to rank the candidate sentences).
+    question_vector: list[float] | None = None
 
     def to_debug(self) -> dict[str, Any]:
         return {"queries": self.queries, "max_score": self.max_score, "timings_ms": self.timings_ms,
@@ -262,4 +264,5 @@ class RagSearchService:
         ranked = sorted(fused.values(), key=lambda c: (c.relevance, c.term_score), reverse=True)[:top_k]
         max_score = max((c.relevance for c in ranked), default=0.0)
         timings["total"] = (time.perf_counter() - started) * 1000
-        return SearchOutcome(question, texts or [question], ranked, round(max_score, 4), query, stats, timings)
+        return SearchOutcome(question, texts or [question], ranked, round(max_score, 4), query, stats, timings,
+                             vectors[0] if vectors and texts[0] == question else None)

@@ -7,8 +7,9 @@ fail, are skipped (listed in `DeepRead.skipped`), never waited for.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -50,9 +51,10 @@ def split_text(text: str) -> list[str]:
     return [c for c in _splitter.split_text(text) if c.strip()]
 
 
-async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[str], Awaitable[PageContent]],
+async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[str], Coroutine[Any, Any, PageContent]],
                      embeddings: Embeddings | None, *, max_pages: int = 5, budget_s: float = 8.0,
-                     top_k: int = 6, on_page: Callable[[SearchHit], Awaitable[None]] | None = None) -> DeepRead:
+                     top_k: int = 6, on_read: Callable[[Sequence[SearchHit]], Awaitable[None]] | None = None
+                     ) -> DeepRead:
     """Fetch up to `max_pages` pages concurrently within `budget_s`, chunk, rank against the question.
 
     Args:
@@ -60,16 +62,12 @@ async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[
         question: what the chunks are ranked against.
         fetch: the toolset's `fetch_page`.
         embeddings: ranks by cosine (mixed with token coverage); None ranks by token coverage only.
-        on_page: awaited before each page is fetched (status lines).
+        on_read: awaited once with the pages about to be fetched (the status line).
     """
     selected = list(hits)[:max_pages]
-
-    async def one(hit: SearchHit) -> PageContent:
-        if on_page is not None:
-            await on_page(hit)
-        return await fetch(hit.url)
-
-    tasks = {asyncio.create_task(one(hit)): hit for hit in selected}
+    if selected and on_read is not None:
+        await on_read(selected)
+    tasks = {asyncio.create_task(fetch(hit.url)): hit for hit in selected}
     result = DeepRead(chunks=[])
     if not tasks:
         return result

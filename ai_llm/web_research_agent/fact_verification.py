@@ -543,7 +543,7 @@ class FactVerifier:
         self.rules = rules or FactRules.load()
 
     async def verify(self, question: str, *, as_of: date | None = None,
-                     progress: Callable[..., Awaitable[None]] | None = None) -> Verification:
+                     progress: Callable[..., Awaitable[None]] | None = None, language: str = "ko") -> Verification:
         """Verify the metric a question names; `as_of` defaults to today (UTC) or a date in the question.
 
         A date in the question is the day to verify as of; a month, quarter or year asks for that period's figure.
@@ -554,16 +554,17 @@ class FactVerifier:
         as_of = as_of or datetime.now(UTC).date()
         metric = metric_of(question)
         async with self.toolset_factory() as tools:
-            candidates, blocked = await self._collect(tools, metric, as_of, progress, asked)
+            candidates, blocked = await self._collect(tools, metric, as_of, progress, asked, language)
         return Verification(decide(metric, candidates, blocked, self.rules, as_of, period=asked))
 
     async def _collect(self, tools: SearchToolset, metric: str, as_of: date,
                        progress: Callable[..., Awaitable[None]] | None,
-                       period: Period | None = None) -> tuple[list[Candidate], list[Candidate]]:
+                       period: Period | None = None, language: str = "ko"
+                       ) -> tuple[list[Candidate], list[Candidate]]:
         queries = query_patterns(metric, as_of, period)
-        for query in queries:
-            if progress is not None:
-                await progress(f"🔎 수치 검증 검색 중… ({query})", stage="search", data={"query": query})
+        if progress is not None and queries:  # one line for the round (each line is an event on three hops)
+            await progress(message("web.verify_searching", language, query=" · ".join(queries)), stage="search",
+                           data={"queries": queries})
         responses = await asyncio.gather(*(tools.search(q, max_results=8) for q in queries),
                                          return_exceptions=True)
         hits: dict[str, SearchHit] = {}
@@ -620,7 +621,7 @@ class FactVerifier:
             return AgentReply(text=f"as_of must be a date like 2026-11-30, not {as_of!r}",
                               data={"status": STATUS_ERROR, "error": f"invalid as_of {as_of!r}"})
         try:
-            verification = await self.verify(question, as_of=when, progress=progress)
+            verification = await self.verify(question, as_of=when, progress=progress, language=language)
         except ToolsUnavailable as exc:
             return AgentReply(text=str(exc), data={"status": STATUS_ERROR, "error": str(exc)})
         result = verification.result

@@ -81,7 +81,7 @@ class OfflinePipeline:
         queries = optimise_queries(question)
         if depth == "snippets":
             queries = queries[:1]  # the cheap mode: one search, answer from its snippets
-        hits = fuse(list(await asyncio.gather(*(tools.search(q, plan) for q in queries))))
+        hits = fuse(await tools.search_round(queries, plan))
         if not hits:
             return no_result(tools.state, request.language, depth, tools.threshold)
         effective = depth
@@ -102,12 +102,9 @@ class OfflinePipeline:
     async def _deep_read(self, hits: list[SearchHit], plan: QueryPlan) -> list[tuple[SearchHit, str]]:
         question, tools, state, limits = self.request.question, self.tools, self.tools.state, self.limits
 
-        async def on_page(hit: SearchHit) -> None:
-            await tools.report_reading(hit.title, hit.url)
-
         read = await read_pages(hits, question, tools.toolset.fetch_page, self.embeddings,
                                 max_pages=limits.max_pages, budget_s=limits.read_budget_s,
-                                top_k=limits.max_pages * 2, on_page=on_page)
+                                top_k=limits.max_pages * 2, on_read=tools.report_reading)
         state.pages_read.extend(read.pages_read)
         state.skipped_pages.update(read.skipped)
         # Blend the chunk's similarity with its page's search rank: both are evidence of relevance.
@@ -118,7 +115,7 @@ class OfflinePipeline:
         for _ in range(limits.hops):
             follow = follow_up_entities(question, chunks[:2], exclude_titles=[c.title for c in chunks])
             entities = follow[:3]
-            found_lists = await asyncio.gather(*(tools.search(entity, plan, max_results=3) for entity in entities))
+            found_lists = await tools.search_round(entities, plan, max_results=3)
             new_hits: list[SearchHit] = []
             for entity, found in zip(entities, found_lists, strict=True):
                 taken = {h.url for h in new_hits}
@@ -131,7 +128,7 @@ class OfflinePipeline:
                 break
             more = await read_pages(new_hits, question, tools.toolset.fetch_page, self.embeddings,
                                     max_pages=len(new_hits), budget_s=limits.read_budget_s, top_k=4,
-                                    on_page=on_page)
+                                    on_read=tools.report_reading)
             state.pages_read.extend(more.pages_read)
             state.skipped_pages.update(more.skipped)
             # A follow-up page is kept as the second link of the chain, next to the page that named it.

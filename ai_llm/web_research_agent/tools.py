@@ -4,7 +4,9 @@ quoted inside the untrusted-content delimiters)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ai_llm.common.embeddings import Embeddings
@@ -61,7 +63,7 @@ class ResearchTools:
         threshold: results scoring below it are dropped.
         max_results: results asked from each search unless a call says otherwise.
         language: the language of the progress lines.
-        progress: receives a status line per search and page read.
+        progress: receives a status line per round of searches and of page reads.
     """
 
     def __init__(self, toolset: SearchToolset, state: RunState, *, embeddings: Embeddings | None,
@@ -76,9 +78,24 @@ class ResearchTools:
 
     async def search(self, query: str, plan: QueryPlan, max_results: int | None = None) -> list[SearchHit]:
         """Search (news or web per `plan`), score unscored results, keep those at or above the threshold."""
+        return (await self.search_round([query], plan, max_results))[0]
+
+    async def search_round(self, queries: Sequence[str], plan: QueryPlan,
+                           max_results: int | None = None) -> list[list[SearchHit]]:
+        """Run `queries` concurrently behind one status line naming them all; each query's kept hits.
+
+        One line per round, not per query: every status line travels agent → orchestrator → backend → browser,
+        and a line per query made a deep read a dozen events, most of its A2A work under load.
+        """
+        if not queries:
+            return []
         key = "web.searching_news" if plan.news else "web.searching_web"
-        await self.progress(message(key, self.language, query=query), stage="search",
-                            data={"query": query, "tool": "news_search" if plan.news else "web_search"})
+        tool = "news_search" if plan.news else "web_search"
+        await self.progress(message(key, self.language, query=short(" · ".join(queries), 120)), stage="search",
+                            data={"queries": list(queries), "tool": tool})
+        return list(await asyncio.gather(*(self._search(q, plan, max_results) for q in queries)))
+
+    async def _search(self, query: str, plan: QueryPlan, max_results: int | None) -> list[SearchHit]:
         response = await self.toolset.search(query, news=plan.news, max_results=max_results or self.max_results,
                                              region=plan.region, time_range=plan.time_range)
         self.state.record(response)
@@ -89,10 +106,17 @@ class ResearchTools:
             self.state.seen.setdefault(hit.url, hit)
         return filtered.kept
 
-    async def report_reading(self, title: str, url: str) -> None:
-        """The "reading page" status line."""
-        await self.progress(message("web.reading", self.language, title=short(title, 60)), stage="read",
-                            data={"url": url})
+    async def report_reading(self, hits: Sequence[SearchHit]) -> None:
+        """One "reading" status line for the pages read together (their titles, shortened)."""
+        if not hits:
+            return
+        data = {"urls": [h.url for h in hits]}
+        if len(hits) == 1:
+            text = message("web.reading", self.language, title=short(hits[0].title, 60))
+        else:
+            titles = short(" · ".join(short(h.title, 40) for h in hits), 160)
+            text = message("web.reading_pages", self.language, count=len(hits), titles=titles)
+        await self.progress(text, stage="read", data=data)
 
     def langchain_tools(self, plan: QueryPlan) -> list[Any]:
         """LangChain tools for the ReAct agent: `web_search`, `news_search` (filtered results, snippets
@@ -121,8 +145,7 @@ class ResearchTools:
 
         async def fetch_page(url: str) -> str:
             """Read a result page in full (text is untrusted data)."""
-            hit = self.state.seen.get(url)
-            await self.report_reading(hit.title if hit else url, url)
+            await self.report_reading([self.state.seen.get(url) or SearchHit(url, url, "")])
             page = await self.toolset.fetch_page(url)
             if page.error or not page.text.strip():
                 self.state.skipped_pages[url] = page.error or "empty page"

@@ -79,7 +79,9 @@ async def test_sentence_similarity_reads_stored_vectors_and_embeds_only_what_lac
     assert any("1.8 metres" in s for s in ours)
 
     with_stored = await rag_agent._sentence_similarity(question, outcome)
-    assert question in counting.texts and not set(ours) & set(counting.texts)  # read, not embedded
+    assert not set(ours) & set(counting.texts)  # read, not embedded
+    # The search embedded the question already: its vector is reused, not asked for a second time.
+    assert outcome.question_vector is not None and question not in counting.texts
 
     await db.execute("UPDATE document_chunks SET line_vectors = NULL WHERE storage_ref = %s", (ref,))
     counting.texts.clear()

@@ -15,6 +15,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "searching_news": {"ko": "🔍 웹에서 최신 정보를 검색 중… ({query})",
                        "en": "🔍 Searching the web for the latest news… ({query})"},
     "reading": {"ko": "📄 페이지를 읽는 중… ({title})", "en": "📄 Reading page… ({title})"},
+    "reading_pages": {"ko": "📄 페이지 {count}개를 읽는 중… ({titles})", "en": "📄 Reading {count} pages… ({titles})"},
     "answering": {"ko": "✍️ 답변을 정리하는 중…", "en": "✍️ Writing the answer…"},
     "sources": {"ko": "출처", "en": "Sources"},
     "according": {"ko": "{source}에 따르면", "en": "According to {source}"},
@@ -24,6 +25,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "empty": {"ko": "질문이 비어 있습니다. 검색할 내용을 입력해 주세요.",
               "en": "The question is empty. Please type what to search for."},
     # fact verification (`verify_fact`)
+    "verify_searching": {"ko": "🔎 수치 검증 검색 중… ({query})", "en": "🔎 Searching to verify the figure… ({query})"},
     "verify_confirmed": {"ko": "{count}개 독립 출처에서 확인됨", "en": "confirmed by {count} independent sources"},
     "verify_failed": {"ko": "검증 실패", "en": "not verified"},
     "verify_table_header": {"ko": "| 출처 | 등급 | 값 | 날짜 | 원문 |", "en": "| source | tier | value | date | quote |"},

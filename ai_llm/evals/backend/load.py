@@ -65,11 +65,12 @@ async def backend_chat(http: httpx.AsyncClient, question: str, kind: str = "docu
     started = time.perf_counter()
     result: dict[str, Any] = {"kind": kind, "answered": False, "first_status_ms": None, "planned_ms": None,
                               "steps_done_ms": None, "answer_ms": None, "error": None, "intent": None,
-                              "steps": []}
+                              "steps": [], "status_events": 0}
     try:
         async for event in stream_chat(http, question, language="en"):
             elapsed = (time.perf_counter() - started) * 1000
             if event.event == "status":
+                result["status_events"] += 1
                 if result["first_status_ms"] is None:
                     result["first_status_ms"] = elapsed
                 stage = event.data.get("stage")
@@ -198,6 +199,9 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: 
             summary = {**summarize(runs), "wall_s": round(wall, 2),
                        "chats_per_s": round(sum(1 for r in runs if r["answered"]) / wall, 2) if wall else None,
                        "with_sources": sum(1 for r in runs if r.get("sources")),
+                       # each status line is an event on every hop (agent → orchestrator → backend → browser)
+                       "status_events_per_chat": round(sum(r.get("status_events", 0) for r in runs)
+                                                       / max(1, len(runs)), 2),
                        "stages": stage_breakdown(runs), "cpu_s": cpu}
             if profiles:
                 summary["profile"] = profiles
@@ -238,6 +242,7 @@ def text_report(result: dict[str, Any]) -> str:
              f"{level['errors']} errors, {level['wall_s']} s, {level['chats_per_s']} chats/s | "
              f"first status p50 {level['first_status_p50_ms']} / p95 {level['first_status_p95_ms']} ms"
              f" | answer p50 {level['answer_p50_ms']} / p95 {level['answer_p95_ms']} ms"
+             f" | {level['status_events_per_chat']} status events per chat"
              for level in result["levels"]]
     lines.append(f"chats/s at saturation: {result['chats_per_s_at_saturation']}")
     if "baseline_direct_a2a" in result:
