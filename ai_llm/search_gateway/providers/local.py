@@ -20,7 +20,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ai_llm.common.jsonl import iter_jsonl
@@ -43,6 +43,14 @@ class Page:
     title: str
     content: str
     published_at: str | None = None
+    _sentences: list[tuple[str, frozenset[str]]] | None = field(default=None, repr=False, compare=False)
+
+    def sentences(self) -> list[tuple[str, frozenset[str]]]:
+        """The content's sentences with their token sets, split and tokenised on first use and kept (a page is
+        returned by many searches; tokenising its sentences again for each snippet was a third of a search)."""
+        if self._sentences is None:
+            self._sentences = [(s, frozenset(tokenize(s))) for s in split_sentences(self.content) or [self.content]]
+        return self._sentences
 
 
 def load_corpus(path: Path) -> list[Page]:
@@ -119,8 +127,9 @@ class BM25Index:
 def snippet_for(page: Page, query: str, max_chars: int = 320) -> str:
     """The page's sentences that share most tokens with the query, in page order, up to `max_chars`."""
     terms = set(tokenize(query))
-    sentences = split_sentences(page.content) or [page.content]
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(terms & set(tokenize(sentences[i]))))
+    split = page.sentences()
+    sentences = [sentence for sentence, _ in split]
+    ranked = sorted(range(len(split)), key=lambda i: -len(terms & split[i][1]))
     chosen: list[int] = []
     length = 0
     for i in ranked:
