@@ -37,6 +37,10 @@ from ai_llm.search_gateway.telemetry import TelemetryRow, record
 log = logging.getLogger(__name__)
 
 MAX_RESULTS_LIMIT = 20
+#: `fetch_pages`: pages per call, and its deadline (default and upper bound, seconds).
+MAX_FETCH_BATCH = 20
+DEFAULT_FETCH_BUDGET_S = 8.0
+MAX_FETCH_BUDGET_S = 60.0
 EMBED_COOLDOWN_S = 30.0
 
 
@@ -360,6 +364,33 @@ class SearchGateway:
                               errors=errors, notice="no provider returned results")
 
     # --- fetch ------------------------------------------------------------------------------------------
+    async def fetch_pages(self, urls: list[str], timeout_s: float = DEFAULT_FETCH_BUDGET_S,
+                          agent: str | None = None) -> dict[str, Any]:
+        """Fetch up to MAX_FETCH_BATCH pages concurrently within `timeout_s` (0 < timeout_s <= 60):
+        `{"pages": [fetch_page's shape, …]}` in the order asked; a page still loading at the deadline is an
+        error page ("not read within the …s budget"). ValueError on an empty, oversized or duplicate list."""
+        if not urls or len(urls) > MAX_FETCH_BATCH:
+            raise ValueError(f"urls must list 1 to {MAX_FETCH_BATCH} pages, not {len(urls)}")
+        if len(set(urls)) != len(urls):
+            raise ValueError("urls must not repeat a page")
+        if not 0 < timeout_s <= MAX_FETCH_BUDGET_S:
+            raise ValueError(f"timeout_s must be in (0, {MAX_FETCH_BUDGET_S:.0f}], not {timeout_s}")
+        tasks = {asyncio.create_task(self.fetch_page(url, agent)): url for url in urls}
+        done, pending = await asyncio.wait(tasks, timeout=timeout_s)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        pages = []
+        for task, url in tasks.items():
+            if task in done and task.exception() is None:
+                pages.append(task.result())
+            else:
+                error = (f"not read within the {timeout_s:.0f}s budget" if task not in done
+                         else f"fetch failed: {task.exception()}")
+                pages.append({"url": url, "title": "", "text": "", "published_at": None, "error": error})
+        return {"pages": pages}
+
     async def fetch_page(self, url: str, agent: str | None = None) -> dict[str, Any]:
         """Contract shape `{"url", "title", "text", "published_at", "error"}` (+ `source`: corpus|web)."""
         started = time.perf_counter()

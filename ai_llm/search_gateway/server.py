@@ -1,4 +1,4 @@
-"""MCP server of the search gateway: `web_search`, `news_search`, `fetch_page` over `SearchGateway`.
+"""MCP server of the search gateway: `web_search`, `news_search`, `fetch_page`, `fetch_pages` over `SearchGateway`.
 
 Streamable HTTP at `/mcp`, or stdio. Over HTTP it also serves what other hub processes read instead of
 the gateway's internals: `GET /healthz` (tools, provider chains, cache state) and `GET /telemetry?hours=&recent=`
@@ -25,12 +25,12 @@ from starlette.responses import JSONResponse, Response
 from ai_llm.common.a2a_server import BearerTokenMiddleware
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import Settings
-from ai_llm.search_gateway.gateway import SearchGateway
+from ai_llm.search_gateway.gateway import DEFAULT_FETCH_BUDGET_S, SearchGateway
 from ai_llm.search_gateway.telemetry import MAX_HOURS, MAX_RECENT, telemetry_summary
 
 log = logging.getLogger(__name__)
 
-TOOLS = ("web_search", "news_search", "fetch_page")
+TOOLS = ("web_search", "news_search", "fetch_page", "fetch_pages")
 TimeRange = Annotated[str | None, Field(description="day | week | month | year | all")]
 Agent = Annotated[str | None, Field(description="name of the calling agent, for telemetry")]
 
@@ -66,6 +66,13 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
     async def fetch_page(url: str, agent: Agent = None) -> dict[str, Any]:
         """Fetch a page's clean main text: {url, title, text, published_at, error}."""
         return await gw.fetch_page(url, agent)
+
+    @mcp.tool()
+    async def fetch_pages(urls: list[str], timeout_s: float = DEFAULT_FETCH_BUDGET_S,
+                          agent: Agent = None) -> dict[str, Any]:
+        """Fetch up to 20 pages at once within timeout_s seconds: {pages: [{url, title, text, published_at,
+        error}]} in the order asked; a page not read in time comes back with an error."""
+        return await gw.fetch_pages(urls, timeout_s, agent)
 
     @mcp.custom_route("/healthz", methods=["GET"])
     async def healthz(_: Request) -> Response:

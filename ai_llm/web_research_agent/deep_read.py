@@ -6,10 +6,8 @@ fail, are skipped (listed in `DeepRead.skipped`), never waited for.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -51,7 +49,8 @@ def split_text(text: str) -> list[str]:
     return [c for c in _splitter.split_text(text) if c.strip()]
 
 
-async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[str], Coroutine[Any, Any, PageContent]],
+async def read_pages(hits: Sequence[SearchHit], question: str,
+                     fetch: Callable[[Sequence[str], float], Awaitable[dict[str, PageContent]]],
                      embeddings: Embeddings | None, *, max_pages: int = 5, budget_s: float = 8.0,
                      top_k: int = 6, on_read: Callable[[Sequence[SearchHit]], Awaitable[None]] | None = None
                      ) -> DeepRead:
@@ -60,30 +59,20 @@ async def read_pages(hits: Sequence[SearchHit], question: str, fetch: Callable[[
     Args:
         hits: relevant search results, best first.
         question: what the chunks are ranked against.
-        fetch: the toolset's `fetch_page`.
+        fetch: the toolset's `fetch_pages` (urls, budget in seconds -> url -> page; late pages are error pages).
         embeddings: ranks by cosine (mixed with token coverage); None ranks by token coverage only.
         on_read: awaited once with the pages about to be fetched (the status line).
     """
     selected = list(hits)[:max_pages]
     if selected and on_read is not None:
         await on_read(selected)
-    tasks = {asyncio.create_task(fetch(hit.url)): hit for hit in selected}
     result = DeepRead(chunks=[])
-    if not tasks:
+    if not selected:
         return result
-    done, pending = await asyncio.wait(tasks, timeout=budget_s)
-    for task in pending:
-        task.cancel()
-        result.skipped[tasks[task].url] = f"not read within the {budget_s:.0f}s budget"
-    if pending:
-        await asyncio.gather(*pending, return_exceptions=True)
+    pages = await fetch([hit.url for hit in selected], budget_s)
     chunks: list[Chunk] = []
     for hit in selected:  # keep the search order for stable ranking ties
-        task = next(t for t, h in tasks.items() if h is hit)
-        if task not in done:
-            continue
-        exc = task.exception()
-        page = task.result() if exc is None else PageContent(url=hit.url, error=str(exc))
+        page = pages.get(hit.url) or PageContent(url=hit.url, error="not fetched")
         if page.error or not page.text.strip():
             result.skipped[hit.url] = page.error or "empty page"
             continue

@@ -603,14 +603,8 @@ class FactVerifier:
         return list(unique.values()), blocked
 
     async def _read(self, tools: SearchToolset, hits: list[SearchHit]) -> dict[str, PageContent]:
-        tasks = {asyncio.create_task(tools.fetch_page(h.url)): h.url for h in hits if not self.rules.blocked(h.url)}
-        if not tasks:
-            return {}
-        done, pending = await asyncio.wait(tasks, timeout=self.rules.read_budget_s)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
-        return {tasks[t]: t.result() for t in done if t.exception() is None}
+        return await tools.fetch_pages([h.url for h in hits if not self.rules.blocked(h.url)],
+                                       self.rules.read_budget_s)
 
     async def reply(self, question: str, *, language: str = "ko", progress: Any = None,
                     as_of: str | None = None) -> AgentReply:

@@ -30,7 +30,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -54,7 +54,12 @@ TOOL_ALIASES: dict[str, tuple[str, ...]] = {
     "web_search": ("web_search", "tavily-search", "tavily_search", "search", "brave_web_search"),
     "news_search": ("news_search", "tavily-news", "tavily_news", "search_news"),
     "fetch_page": ("fetch_page", "tavily-extract", "tavily_extract", "fetch", "extract"),
+    "fetch_pages": ("fetch_pages",),  # the hub gateway's batch fetch (optional: pages are fetched one by one)
 }
+#: Seconds a batch fetch may run past its budget before the caller stops waiting for the server.
+FETCH_GRACE_S = 2.0
+#: Pages per `fetch_pages` call (the gateway takes up to `MAX_FETCH_BATCH`, 20).
+FETCH_BATCH = 10
 
 _TIME_RANGES = {"day", "week", "month", "year"}
 
@@ -424,6 +429,49 @@ class SearchToolset:
             page.url = url
             return page
         return await self._fetch(url)
+
+    async def fetch_pages(self, urls: Sequence[str], budget_s: float) -> dict[str, PageContent]:
+        """Fetch `urls` within `budget_s` seconds: url -> page, in `urls` order; a page not read in time is an
+        error page ("not read within the …s budget"), never an exception.
+
+        One `fetch_pages` call when the server offers it (each call is a round of MCP work on both sides: a
+        deep read fetched five to eight pages one call each); otherwise one `fetch_page` call per page, in
+        parallel. Pages served from a local copy (`fetch_from`) are fetched one by one.
+        """
+        urls = list(dict.fromkeys(urls))
+        if not urls:
+            return {}
+        late = f"not read within the {budget_s:.0f}s budget"
+        bound = self.bound.get("fetch_pages")
+        if bound is not None and not any(u in self.fetch_from for u in urls):
+            batches = [urls[i:i + FETCH_BATCH] for i in range(0, len(urls), FETCH_BATCH)]
+            answers = await asyncio.gather(*(self._fetch_batch(bound, b, budget_s) for b in batches))
+            return {url: page for answer in answers for url, page in answer.items()}
+        tasks = {asyncio.create_task(self.fetch_page(u)): u for u in urls}
+        done, pending = await asyncio.wait(tasks, timeout=budget_s)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        out: dict[str, PageContent] = {}
+        for task, url in tasks.items():
+            exc = None if task not in done else task.exception()
+            out[url] = (PageContent(url=url, error=late) if task not in done
+                        else PageContent(url=url, error=str(exc)[:300]) if exc is not None else task.result())
+        return out
+
+    async def _fetch_batch(self, bound: _Bound, urls: list[str], budget_s: float) -> dict[str, PageContent]:
+        args = self._args(bound, {"urls": urls, "timeout_s": budget_s, "agent": self.agent_name})
+        try:
+            payload = await asyncio.wait_for(self._call("fetch_pages", bound, args), budget_s + FETCH_GRACE_S)
+        except TimeoutError:
+            return {u: PageContent(url=u, error=f"not read within the {budget_s:.0f}s budget") for u in urls}
+        except Exception as exc:
+            return {u: PageContent(url=u, error=str(exc)[:300]) for u in urls}
+        rows = payload.get("pages") if isinstance(payload, dict) else None
+        by_url = {str(r.get("url")): r for r in rows or [] if isinstance(r, dict)}
+        return {u: parse_page_payload(by_url[u], u) if u in by_url
+                else PageContent(url=u, error="missing from the fetch_pages answer") for u in urls}
 
     async def _fetch(self, url: str) -> PageContent:
         bound = self.bound.get("fetch_page")

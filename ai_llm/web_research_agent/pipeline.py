@@ -102,7 +102,7 @@ class OfflinePipeline:
     async def _deep_read(self, hits: list[SearchHit], plan: QueryPlan) -> list[tuple[SearchHit, str]]:
         question, tools, state, limits = self.request.question, self.tools, self.tools.state, self.limits
 
-        read = await read_pages(hits, question, tools.toolset.fetch_page, self.embeddings,
+        read = await read_pages(hits, question, tools.toolset.fetch_pages, self.embeddings,
                                 max_pages=limits.max_pages, budget_s=limits.read_budget_s,
                                 top_k=limits.max_pages * 2, on_read=tools.report_reading)
         state.pages_read.extend(read.pages_read)
@@ -126,7 +126,7 @@ class OfflinePipeline:
                 new_hits.extend(unread[:1])
             if not new_hits:
                 break
-            more = await read_pages(new_hits, question, tools.toolset.fetch_page, self.embeddings,
+            more = await read_pages(new_hits, question, tools.toolset.fetch_pages, self.embeddings,
                                     max_pages=len(new_hits), budget_s=limits.read_budget_s, top_k=4,
                                     on_read=tools.report_reading)
             state.pages_read.extend(more.pages_read)

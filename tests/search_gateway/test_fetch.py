@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ai_llm.common.settings import Settings
 from ai_llm.search_gateway.fetch import PageFetcher
+from ai_llm.search_gateway.gateway import SearchGateway
 from ai_llm.search_gateway.providers.local import LocalCorpusProvider
 from tests.search_gateway.conftest import FakeAPI
 
@@ -119,3 +121,27 @@ async def test_unreachable_and_empty_urls() -> None:
     page = await fetcher.fetch("http://127.0.0.1:9/nothing")
     assert page.error is not None and page.error.startswith("unreachable")
     assert (await fetcher.fetch("   ")).error == "empty URL"
+
+
+async def test_fetch_pages_reads_together_within_the_deadline_and_checks_its_arguments(
+        fake_api: FakeAPI, corpus: Path) -> None:
+    """The batch fetch (one MCP call per round of a deep read): pages in the order asked, a corpus page, an
+    HTML page, a refused URL and a page still loading at the deadline each come back as what they are."""
+    fake_api.raw_route("/article", ARTICLE)
+    fake_api.json_route("/slow", {"too": "late"}, delay_s=4.0)
+    gw = SearchGateway.create(Settings(_env_file=None, local_corpus=corpus))  # type: ignore[call-arg]
+    gw.fetcher = PageFetcher(gw.local, allow_private=True)
+    urls = [fake_api.url + "/slow", "https://example.kr/ktx", fake_api.url + "/article", "file:///etc/passwd"]
+    pages = (await gw.fetch_pages(urls, timeout_s=1.0))["pages"]
+    assert [p["url"] for p in pages] == urls
+    slow, ktx, article, refused = pages
+    assert slow["error"] == "not read within the 1s budget" and not slow["text"]
+    assert ktx["error"] is None and "2004년" in ktx["text"]
+    assert article["error"] is None and "forty minutes" in article["text"]
+    assert "only http and https" in refused["error"]
+    for bad, reason in [([], "1 to 20"), ([f"https://example.org/{i}" for i in range(21)], "1 to 20"),
+                        (["https://example.org/a", "https://example.org/a"], "repeat")]:
+        with pytest.raises(ValueError, match=reason):
+            await gw.fetch_pages(bad)
+    with pytest.raises(ValueError, match="timeout_s"):
+        await gw.fetch_pages(["https://example.org/a"], timeout_s=0)

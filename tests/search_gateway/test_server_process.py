@@ -54,7 +54,7 @@ async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"web_search", "news_search", "fetch_page"}
+            assert set(tools) == {"web_search", "news_search", "fetch_page", "fetch_pages"}
             assert {"query", "max_results", "time_range", "include_domains", "agent"} <= set(
                 tools["web_search"].inputSchema["properties"])
             first = await _call(session, "web_search", {"query": "KTX 고속철도 서울 부산", "agent": "web_research"})

@@ -59,6 +59,10 @@ async def test_answer_cites_sources_from_the_gateway(make_agent: Build) -> None:
     read = [u for _, kw in events if kw["stage"] == "read" for u in kw["data"]["urls"]]
     assert set(reply.data["pages_read"]) <= set(read) and len(reply.data["pages_read"]) > stages.count("read") >= 1
     assert stages.index("search") < stages.index("read") < stages.index("answer")
+    # The gateway offers `fetch_pages`: one MCP call per round of reads, not one per page.
+    fetches = [c for c in opened[0].calls if c.operation.startswith("fetch")]
+    assert [c.operation for c in fetches] == ["fetch_pages"] * stages.count("read")
+    assert set(reply.data["pages_read"]) <= {u for c in fetches for u in c.args["urls"]}
     sent = [c for c in opened[0].calls if c.operation == "web_search"]
     assert sent and all(c.args["agent"] == "web_research" and c.args["region"] == "wt-wt" for c in sent)
 
@@ -99,7 +103,7 @@ async def test_deep_read_picks_the_paragraph_with_the_answer(web_settings: Any, 
     async with SearchToolset.open(web_settings) as tools:
         found = await tools.search("Old Harbor Lighthouse Pellmouth")
         lighthouse = [h for h in found.hits if "lighthouse" in h.url]
-        read = await read_pages(lighthouse, question, tools.fetch_page, web_deps.embeddings)
+        read = await read_pages(lighthouse, question, tools.fetch_pages, web_deps.embeddings)
     assert read.pages_read == ["https://history.example.org/old-harbor-lighthouse"]
     assert len(read.chunks) >= 3  # the page was split, not read whole
     assert "22 nautical miles" in read.chunks[0].text
@@ -140,7 +144,7 @@ async def test_prompt_injection_page_has_no_effect(make_agent: Build) -> None:
     calls = opened[0].calls
     # …but no tool call went where it asked, and the format is unchanged (summary, details, sources).
     assert not any("attacker" in str(c.args) for c in calls)
-    assert {c.operation for c in calls} <= {"web_search", "fetch_page"}
+    assert {c.operation for c in calls} <= {"web_search", "fetch_page", "fetch_pages"}
     assert "PWNED" not in reply.text.replace(INJECTION, "")
     assert reply.text.rstrip().splitlines()[-1].startswith(f"{len(reply.data['sources'])}. [")
     assert "**Sources**" in reply.text and "**Details**" in reply.text
