@@ -100,6 +100,7 @@ class Settings(BaseSettings):
     embedding_max_batch: int = Field(64, ge=1)
     embedding_batch_wait_ms: float = Field(0.0, ge=0.0)
     embedding_cache_size: int = Field(10_000, ge=0)
+    embedding_workers: int = Field(0, ge=0)  # batches encoded at once, one thread each (0: one per core)
 
     # --- database ------------------------------------------------------------------------
     database_url: str | None = None

@@ -89,7 +89,8 @@ def model_revision(path: Path | None = None) -> str:
     return digest.hexdigest()[:12]
 
 
-def _threads() -> int:
+def cpu_cores() -> int:
+    """The CPU cores this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -101,13 +102,13 @@ class TorchEncoder:
 
     runtime = "torch"
 
-    def __init__(self, revision: str | None = None) -> None:
+    def __init__(self, revision: str | None = None, threads: int | None = None) -> None:
         # OpenMP threads sleep when idle instead of spinning (read when torch first loads its OpenMP runtime).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import torch
         from sentence_transformers import SentenceTransformer
 
-        torch.set_num_threads(_threads())
+        torch.set_num_threads(threads or cpu_cores())
         path = model_dir()
         self.model = SentenceTransformer(str(path), device="cpu")
         self.model_key = f"{MODEL_ID}@{revision or model_revision(path)}/torch"
@@ -135,7 +136,7 @@ class OnnxEncoder:
 
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = threads or _threads()
+        options.intra_op_num_threads = threads or cpu_cores()
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         # Idle inference threads sleep instead of spinning: the event loop and the HTTP work of this process
@@ -315,20 +316,21 @@ def _write_meta(folder: Path, values: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def load_encoder(runtime: Runtime, data_dir: Path) -> Encoder:
-    """The encoder for `runtime`; an ONNX runtime that cannot be built or loaded falls back to torch."""
+def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -> Encoder:
+    """The encoder for `runtime` with `threads` inference threads per batch (default: every core); an ONNX
+    runtime that cannot be built or loaded falls back to torch."""
     revision = model_revision()
     if runtime == "torch":
-        return TorchEncoder(revision)
+        return TorchEncoder(revision, threads)
     key = f"{MODEL_ID}@{revision}/{runtime}"
     try:
         path = ensure_onnx_model(data_dir, runtime, revision)
         try:
-            return OnnxEncoder(path, key, runtime)
+            return OnnxEncoder(path, key, runtime, threads)
         except Exception as exc:  # a truncated or corrupt file: rebuild it once
             log.warning("unreadable ONNX model %s (%s); rebuilding it", path, exc)
             path.unlink(missing_ok=True)
-            return OnnxEncoder(ensure_onnx_model(data_dir, runtime, revision), key, runtime)
+            return OnnxEncoder(ensure_onnx_model(data_dir, runtime, revision), key, runtime, threads)
     except Exception as exc:
         log.warning("ONNX runtime %s unavailable (%s: %s); falling back to torch", runtime, type(exc).__name__, exc)
-        return TorchEncoder(revision)
+        return TorchEncoder(revision, threads)

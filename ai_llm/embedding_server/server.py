@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import Settings
 from ai_llm.embedding_server.batching import EmbeddingEngine
-from ai_llm.embedding_server.runtime import MODEL_ID, Encoder, Runtime, load_encoder
+from ai_llm.embedding_server.runtime import MODEL_ID, Encoder, Runtime, cpu_cores, load_encoder
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +53,19 @@ class ServerConfig:
     max_batch: int = 64
     batch_wait_ms: float = 0.0
     cache_size: int = 10_000
+    workers: int = 1  # batches encoded at once; the runtime gets cores // workers threads for each
+
+    @property
+    def threads(self) -> int:
+        """Inference threads per batch: the cores shared out over the workers."""
+        return max(1, cpu_cores() // self.workers)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerConfig:
         return cls(runtime=settings.embedding_runtime, data_dir=settings.data_dir,
                    max_batch=settings.embedding_max_batch, batch_wait_ms=settings.embedding_batch_wait_ms,
-                   cache_size=settings.embedding_cache_size)
+                   cache_size=settings.embedding_cache_size,
+                   workers=settings.embedding_workers or cpu_cores())
 
 
 class EmbeddingRequest(BaseModel):
@@ -86,7 +93,7 @@ class ModelHolder:
         started = time.perf_counter()
         try:
             data_dir = self.config.data_dir or Settings.model_fields["data_dir"].default
-            self._encoder = load_encoder(self.config.runtime, data_dir)
+            self._encoder = load_encoder(self.config.runtime, data_dir, threads=self.config.threads)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model ready: %s in %.1f s", self._encoder.model_key, self.load_seconds)
         except BaseException as exc:  # surfaced to callers as a 503
@@ -131,7 +138,7 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
     config = config or ServerConfig()
     holder = ModelHolder(config)
     engine = EmbeddingEngine(max_batch=config.max_batch, max_wait_s=config.batch_wait_ms / 1000,
-                             cache_size=config.cache_size)
+                             cache_size=config.cache_size, workers=config.workers)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]

@@ -82,6 +82,52 @@ async def test_requests_arriving_during_a_batch_form_the_next_batch() -> None:
     await engine.close()
 
 
+class PerTextGate(FakeEncoder):
+    """Holds a batch that contains a held text until that text is released (others run freely)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: dict[str, threading.Event] = {}
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        for text in texts:
+            if text in self.held:
+                self.held[text].wait(10)
+        return super().encode(texts)
+
+
+async def test_two_workers_encode_two_batches_at_once_and_each_caller_gets_its_own_rows() -> None:
+    encoder = PerTextGate()
+    encoder.held["slow"] = threading.Event()
+    engine = EmbeddingEngine(encoder, max_batch=64, cache_size=0, workers=2)
+    slow = asyncio.create_task(engine.embed(["slow"]))
+    await until(lambda: engine.batcher.in_flight == 1)  # "slow" holds the first worker
+    # With one worker this would wait behind "slow"; the second worker answers it meanwhile.
+    fast = await engine.embed(["fast 1", "fast 2"])
+    np.testing.assert_array_equal(fast, np.stack([fake_vector("fast 1"), fake_vector("fast 2")]))
+    assert not slow.done()
+    encoder.held["slow"].set()
+    np.testing.assert_array_equal((await slow)[0], fake_vector("slow"))
+    assert sorted(map(tuple, encoder.calls)) == [("fast 1", "fast 2"), ("slow",)]
+    assert engine.batcher.in_flight == 0
+    await engine.close()
+
+
+async def test_a_single_worker_encodes_one_batch_at_a_time() -> None:
+    encoder = PerTextGate()
+    encoder.held["slow"] = threading.Event()
+    engine = EmbeddingEngine(encoder, max_batch=64, cache_size=0, workers=1)
+    slow = asyncio.create_task(engine.embed(["slow"]))
+    await until(lambda: engine.batcher.in_flight == 1)
+    fast = asyncio.create_task(engine.embed(["fast"]))
+    await until(lambda: engine.batcher.pending() == 1)  # queued behind "slow", not encoded
+    assert not fast.done() and encoder.calls == []
+    encoder.held["slow"].set()
+    await asyncio.gather(slow, fast)
+    assert encoder.calls == [["slow"], ["fast"]]
+    await engine.close()
+
+
 async def test_queries_go_ahead_of_a_bulk_request() -> None:
     encoder = FakeEncoder()
     batcher = DynamicBatcher(encoder.encode, max_batch=16, small_request=8)
@@ -170,3 +216,16 @@ async def test_a_cancelled_caller_does_not_break_the_others() -> None:
     np.testing.assert_array_equal(vectors, np.stack([fake_vector("shared"), fake_vector("own")]))
     await blocker
     await engine.close()
+
+
+def test_workers_share_out_the_cores() -> None:
+    """EMBEDDING_WORKERS=0 runs one single-threaded worker per core; one worker gets every core."""
+    from ai_llm.common.settings import Settings
+    from ai_llm.embedding_server.runtime import cpu_cores
+    from ai_llm.embedding_server.server import ServerConfig
+
+    per_core = ServerConfig.from_settings(Settings(_env_file=None))  # type: ignore[call-arg]
+    assert per_core.workers == cpu_cores() and per_core.threads == 1
+    assert ServerConfig(workers=1).threads == cpu_cores()
+    two = ServerConfig.from_settings(Settings(_env_file=None, embedding_workers=2))  # type: ignore[call-arg]
+    assert two.workers == 2 and two.threads == max(1, cpu_cores() // 2)
