@@ -2,11 +2,10 @@
 
 `DynamicBatcher` gathers the texts of concurrent requests into encode calls run by a few inference workers
 (the server runs one single-threaded worker per core: on a shared machine a runtime that splits one batch over
-every core spent 15–30 % more CPU on the same texts, waiting for its slowest thread): while the workers are
-busy the next batch fills up, so a lone request runs at once and 64 concurrent callers share a few forward
-passes instead of queueing for 64.
-Requests of a few texts (queries) go ahead of bulk requests (indexing), and each caller gets back exactly
-the rows of its own texts.
+every core used 15–32 % more CPU for the same texts than one thread, its threads waiting for each other): while
+the workers are busy the next batch fills up, so a lone request runs at once and 64 concurrent callers share a
+few forward passes instead of queueing for 64. Requests of a few texts (queries) go ahead of bulk requests
+(indexing), and each caller gets back exactly the rows of its own texts.
 
 `EmbeddingEngine` adds, in front of the batcher, an LRU cache of vectors keyed by (model key, text) — the
 model key names the model, its revision and the runtime, so a model change never serves stale vectors —
