@@ -58,8 +58,9 @@ TOOL_ALIASES: dict[str, tuple[str, ...]] = {
 }
 #: Seconds a batch fetch may run past its budget before the caller stops waiting for the server.
 FETCH_GRACE_S = 2.0
-#: Pages per `fetch_pages` call (the gateway takes up to `MAX_FETCH_BATCH`, 20).
+#: Pages per `fetch_pages` call, and the longest deadline sent (the gateway takes up to 20 pages and 60 s).
 FETCH_BATCH = 10
+FETCH_MAX_TIMEOUT_S = 60.0
 
 _TIME_RANGES = {"day", "week", "month", "year"}
 
@@ -277,6 +278,17 @@ def parse_page_payload(payload: Any, url: str) -> PageContent:
                        error=str(error) if error else None)
 
 
+def parse_pages_payload(payload: Any, urls: Sequence[str]) -> dict[str, PageContent]:
+    """`fetch_pages`'s answer (`{"pages": [...]}`, one page per URL asked, in that order) as url -> page.
+
+    Pages are matched by position, not by their `url`: a redirected page carries the address it ended on. An
+    answer of another length is an error page for every URL."""
+    rows = payload.get("pages") if isinstance(payload, dict) else None
+    if not isinstance(rows, list) or len(rows) != len(urls):
+        return {u: PageContent(url=u, error="unreadable fetch_pages answer") for u in urls}
+    return {u: parse_page_payload(row, u) for u, row in zip(urls, rows, strict=True)}
+
+
 @dataclass
 class _Bound:
     tool: BaseTool
@@ -461,17 +473,15 @@ class SearchToolset:
         return out
 
     async def _fetch_batch(self, bound: _Bound, urls: list[str], budget_s: float) -> dict[str, PageContent]:
-        args = self._args(bound, {"urls": urls, "timeout_s": budget_s, "agent": self.agent_name})
+        timeout_s = min(max(budget_s, 0.1), FETCH_MAX_TIMEOUT_S)
+        args = self._args(bound, {"urls": urls, "timeout_s": timeout_s, "agent": self.agent_name})
         try:
             payload = await asyncio.wait_for(self._call("fetch_pages", bound, args), budget_s + FETCH_GRACE_S)
         except TimeoutError:
             return {u: PageContent(url=u, error=f"not read within the {budget_s:.0f}s budget") for u in urls}
         except Exception as exc:
             return {u: PageContent(url=u, error=str(exc)[:300]) for u in urls}
-        rows = payload.get("pages") if isinstance(payload, dict) else None
-        by_url = {str(r.get("url")): r for r in rows or [] if isinstance(r, dict)}
-        return {u: parse_page_payload(by_url[u], u) if u in by_url
-                else PageContent(url=u, error="missing from the fetch_pages answer") for u in urls}
+        return parse_pages_payload(payload, urls)
 
     async def _fetch(self, url: str) -> PageContent:
         bound = self.bound.get("fetch_page")

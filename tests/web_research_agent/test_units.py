@@ -5,7 +5,12 @@ from __future__ import annotations
 from ai_llm.common.events import STATUS_NO_RESULT, STATUS_OK
 from ai_llm.web_research_agent.answering import compose, key_phrases, question_coverage
 from ai_llm.web_research_agent.deep_read import split_text
-from ai_llm.web_research_agent.mcp_tools import SearchHit, parse_page_payload, parse_search_payload
+from ai_llm.web_research_agent.mcp_tools import (
+    SearchHit,
+    parse_page_payload,
+    parse_pages_payload,
+    parse_search_payload,
+)
 from ai_llm.web_research_agent.pipeline import optimise_queries
 from ai_llm.web_research_agent.prompts import UNTRUSTED_CLOSE, quote_untrusted
 from ai_llm.web_research_agent.relevance import fill_missing_scores, filter_hits
@@ -103,3 +108,20 @@ def test_a_long_list_of_missing_words_is_cut_in_the_reply() -> None:
                       [(hit, "London is the capital of England.")], RunState(), "en", "pages", 0.5)
     assert refused.data["status"] == STATUS_NO_RESULT and len(refused.data["missing_words"]) > 6
     assert ", ".join(refused.data["missing_words"][:6]) + ", …" in refused.text
+
+
+def test_batch_fetch_answer_is_matched_to_the_urls_asked_by_position() -> None:
+    """A redirected page carries the address it ended on; it still answers the URL that was asked for."""
+    asked = ["https://a.example.org/old", "https://b.example.org/x"]
+    payload = {"pages": [
+        {"url": "https://a.example.org/new", "title": "A", "text": "moved here", "published_at": None, "error": None},
+        {"url": "https://b.example.org/x", "title": "", "text": "", "published_at": None,
+         "error": "not read within the 8s budget"}]}
+    pages = parse_pages_payload(payload, asked)
+    assert list(pages) == asked
+    assert pages[asked[0]].text == "moved here" and pages[asked[0]].url == "https://a.example.org/new"
+    assert pages[asked[1]].error == "not read within the 8s budget" and not pages[asked[1]].text
+    # an answer that does not list one page per URL is an error for each, never a page given to the wrong URL
+    short = parse_pages_payload({"pages": payload["pages"][:1]}, asked)
+    assert all(p.error == "unreadable fetch_pages answer" for p in short.values())
+    assert all(p.error for p in parse_pages_payload("oops", asked).values())
