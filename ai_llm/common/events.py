@@ -8,8 +8,12 @@ a task status update whose message carries a text part (the human-readable line)
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+T = TypeVar("T")
 
 ReplyState = Literal["completed", "failed", "input_required", "canceled", "rejected"]
 
@@ -18,6 +22,28 @@ STATUS_OK = "ok"
 STATUS_NO_RESULT = "no_result"
 STATUS_NEEDS_CLARIFICATION = "needs_clarification"
 STATUS_ERROR = "error"
+
+#: A step announced with `announce_if_slow` gets its status line only when it runs longer than this.
+ANNOUNCE_AFTER_S = 0.05
+
+
+async def announce_if_slow(step: Awaitable[T], announce: Callable[[], Awaitable[None]],
+                           after_s: float = ANNOUNCE_AFTER_S) -> T:
+    """Run `step`; send its status line (`announce`) only if it has not finished within `after_s`.
+
+    A line for a step that is over at once (the offline query rewrite, which has no model to call; an
+    extractive answer) tells the user nothing, yet costs an event on every hop to the browser; a model call
+    takes long enough to be announced. Cancelling the caller cancels the step.
+    """
+    task = asyncio.ensure_future(step)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=after_s)
+        if not done:
+            await announce()
+        return await task
+    finally:
+        if not task.done():
+            task.cancel()
 
 
 @dataclass

@@ -34,6 +34,7 @@ from ai_llm.common.events import (
     STATUS_NO_RESULT,
     STATUS_OK,
     AgentReply,
+    announce_if_slow,
 )
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
@@ -330,10 +331,12 @@ class RagAgent:
         progress = _progress(config)
         language = state["language"]
         question = state["question"]
-        await progress(message("rag.rewriting", language), stage="rewriting", progress=0.1,
-                       data={"question": question, "rewritten": state.get("rewritten", False)})
-        try:
-            queries = await self.search_service.make_queries(question)
+        async def rewriting() -> None:
+            await progress(message("rag.rewriting", language), stage="rewriting", progress=0.1,
+                           data={"question": question, "rewritten": state.get("rewritten", False)})
+
+        try:  # announced only when it takes a while: offline there is no model, and nothing is rewritten
+            queries = await announce_if_slow(self.search_service.make_queries(question), rewriting)
             offline = False
         except OfflineUnsupported:  # offline the question alone is embedded; its terms carry the search
             queries, offline = [], True
@@ -420,9 +423,13 @@ class RagAgent:
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
         no_result = AgentReply(text=message("rag.no_result", language), data=data, agent=AGENT_NAME)
         if not state.get("offline") and outcome.chunks:
-            await _progress(config)(message("rag.generating", language, n=min(len(outcome.chunks), JUDGE_PASSAGES)),
-                                    stage="generating", progress=0.8)
-            judged = await self._judge(state["question"], outcome.chunks[:JUDGE_PASSAGES], language)
+            async def generating() -> None:
+                await _progress(config)(message("rag.generating", language,
+                                                n=min(len(outcome.chunks), JUDGE_PASSAGES)),
+                                        stage="generating", progress=0.8)
+
+            judged = await announce_if_slow(self._judge(state["question"], outcome.chunks[:JUDGE_PASSAGES],
+                                                        language), generating)
             if judged is not None:
                 answer, cited = judged
                 data["judged_by"] = "llm"
@@ -436,9 +443,7 @@ class RagAgent:
         if not evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": no_result}
-        await _progress(config)(message("rag.generating", language, n=len(evidence.quotes)), stage="generating",
-                                progress=0.8)
-        answer = extractive_answer(evidence, language)
+        answer = extractive_answer(evidence, language)  # quoted at once: no status line for it
         sources = group_sources(evidence.quotes)
         data.update(status=STATUS_OK, sources=sources)
         text = f"{answer}\n\n{source_section(sources, language)}"

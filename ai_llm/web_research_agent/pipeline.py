@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from ai_llm.common.embeddings import Embeddings
-from ai_llm.common.events import AgentReply
+from ai_llm.common.events import AgentReply, announce_if_slow
 from ai_llm.common.messages import message
 from ai_llm.common.text import normalize
 from ai_llm.common.text_rules import rewrite_query
@@ -94,10 +94,13 @@ class OfflinePipeline:
             passages = await self._deep_read(hits, plan)
             if not passages:  # every page failed: fall back to the snippets rather than fail
                 passages = [(h, h.snippet) for h in hits]
-        await request.progress(message("web.answering", request.language), stage="answer")
-        # Off the loop: the coverage check analyses every passage (stemming, Kiwi for Korean).
-        return await asyncio.to_thread(compose, question, passages, tools.state, request.language, effective,
-                                       tools.threshold)
+        async def answering() -> None:
+            await request.progress(message("web.answering", request.language), stage="answer")
+
+        # Off the loop: the coverage check analyses every passage (stemming, Kiwi for Korean). Announced only
+        # when it takes a while (an extractive answer usually does not).
+        return await announce_if_slow(asyncio.to_thread(compose, question, passages, tools.state, request.language,
+                                                        effective, tools.threshold), answering)
 
     async def _deep_read(self, hits: list[SearchHit], plan: QueryPlan) -> list[tuple[SearchHit, str]]:
         question, tools, state, limits = self.request.question, self.tools, self.tools.state, self.limits

@@ -58,7 +58,8 @@ async def test_answer_cites_sources_from_the_gateway(make_agent: Build) -> None:
     assert len(searched) == reply.data["searches"] > stages.count("search") >= 1
     read = [u for _, kw in events if kw["stage"] == "read" for u in kw["data"]["urls"]]
     assert set(reply.data["pages_read"]) <= set(read) and len(reply.data["pages_read"]) > stages.count("read") >= 1
-    assert stages.index("search") < stages.index("read") < stages.index("answer")
+    assert stages.index("search") < stages.index("read")
+    assert stages.count("answer") <= 1  # "writing the answer" only when composing takes a while
     # The gateway offers `fetch_pages`: one MCP call per round of reads, not one per page.
     fetches = [c for c in opened[0].calls if c.operation.startswith("fetch")]
     assert [c.operation for c in fetches] == ["fetch_pages"] * stages.count("read")
