@@ -9,11 +9,12 @@ a task status update whose message carries a text part (the human-readable line)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 ReplyState = Literal["completed", "failed", "input_required", "canceled", "rejected"]
 
@@ -92,3 +93,19 @@ def normalize_numbers(value: Any) -> Any:
     if isinstance(value, list):
         return [normalize_numbers(v) for v in value]
     return value
+
+
+async def gather_within(calls: Mapping[K, Awaitable[T]], timeout_s: float) -> dict[K, T | BaseException | None]:
+    """Run `calls` concurrently for at most `timeout_s` seconds; those still running then are cancelled.
+
+    Returns key -> the call's result, the exception it raised, or None when it had not finished in time (so a
+    call must not itself return None)."""
+    tasks = {key: asyncio.ensure_future(call) for key, call in calls.items()}
+    if not tasks:
+        return {}
+    done, pending = await asyncio.wait(tasks.values(), timeout=timeout_s)
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
+    return {key: (None if task not in done else task.exception() or task.result()) for key, task in tasks.items()}

@@ -15,6 +15,7 @@ from typing import Any
 
 from ai_llm.common.db import Database, migrate, resolve_database_url
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
+from ai_llm.common.events import gather_within
 from ai_llm.common.settings import Settings
 from ai_llm.search_gateway import query_match
 from ai_llm.search_gateway.cache import CacheHit, SearchCache
@@ -375,19 +376,13 @@ class SearchGateway:
             raise ValueError("urls must not repeat a page")
         if not 0 < timeout_s <= MAX_FETCH_BUDGET_S:
             raise ValueError(f"timeout_s must be in (0, {MAX_FETCH_BUDGET_S:.0f}], not {timeout_s}")
-        tasks = {asyncio.create_task(self.fetch_page(url, agent)): url for url in urls}
-        done, pending = await asyncio.wait(tasks, timeout=timeout_s)
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
+        fetched = await gather_within({url: self.fetch_page(url, agent) for url in urls}, timeout_s)
         pages = []
-        for task, url in tasks.items():
-            if task in done and task.exception() is None:
-                pages.append(task.result())
+        for url, page in fetched.items():
+            if isinstance(page, dict):
+                pages.append(page)
             else:
-                error = (f"not read within the {timeout_s:.0f}s budget" if task not in done
-                         else f"fetch failed: {task.exception()}")
+                error = (f"not read within the {timeout_s:.0f}s budget" if page is None else f"fetch failed: {page}")
                 pages.append({"url": url, "title": "", "text": "", "published_at": None, "error": error})
         return {"pages": pages}
 

@@ -45,6 +45,7 @@ from mcp.shared.exceptions import McpError
 from mcp.types import CONNECTION_CLOSED
 
 from ai_llm.common.a2a_client import shared_tls_context
+from ai_llm.common.events import gather_within
 from ai_llm.common.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -457,28 +458,21 @@ class SearchToolset:
         bound = self.bound.get("fetch_pages")
         if bound is not None and not any(u in self.fetch_from for u in urls):
             batches = [urls[i:i + FETCH_BATCH] for i in range(0, len(urls), FETCH_BATCH)]
-            answers = await asyncio.gather(*(self._fetch_batch(bound, b, budget_s) for b in batches))
+            answers = await asyncio.gather(*(self._fetch_batch(bound, b, budget_s, late) for b in batches))
             return {url: page for answer in answers for url, page in answer.items()}
-        tasks = {asyncio.create_task(self.fetch_page(u)): u for u in urls}
-        done, pending = await asyncio.wait(tasks, timeout=budget_s)
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-        out: dict[str, PageContent] = {}
-        for task, url in tasks.items():
-            exc = None if task not in done else task.exception()
-            out[url] = (PageContent(url=url, error=late) if task not in done
-                        else PageContent(url=url, error=str(exc)[:300]) if exc is not None else task.result())
-        return out
+        fetched = await gather_within({u: self.fetch_page(u) for u in urls}, budget_s)
+        return {url: page if isinstance(page, PageContent)
+                else PageContent(url=url, error=late if page is None else str(page)[:300])
+                for url, page in fetched.items()}
 
-    async def _fetch_batch(self, bound: _Bound, urls: list[str], budget_s: float) -> dict[str, PageContent]:
+    async def _fetch_batch(self, bound: _Bound, urls: list[str], budget_s: float,
+                           late: str) -> dict[str, PageContent]:
         timeout_s = min(max(budget_s, 0.1), FETCH_MAX_TIMEOUT_S)
         args = self._args(bound, {"urls": urls, "timeout_s": timeout_s, "agent": self.agent_name})
         try:
             payload = await asyncio.wait_for(self._call("fetch_pages", bound, args), budget_s + FETCH_GRACE_S)
         except TimeoutError:
-            return {u: PageContent(url=u, error=f"not read within the {budget_s:.0f}s budget") for u in urls}
+            return {u: PageContent(url=u, error=late) for u in urls}
         except Exception as exc:
             return {u: PageContent(url=u, error=str(exc)[:300]) for u in urls}
         return parse_pages_payload(payload, urls)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from ai_llm.common.events import announce_if_slow
+from ai_llm.common.events import announce_if_slow, gather_within
 
 
 async def test_a_step_that_finishes_at_once_is_not_announced() -> None:
@@ -68,3 +68,26 @@ async def test_a_failing_step_raises_to_the_caller() -> None:
 
     with pytest.raises(ValueError, match="no model"):
         await announce_if_slow(step(), announce, after_s=30)
+
+
+async def test_gather_within_gives_results_errors_and_none_for_what_was_late() -> None:
+    cancelled = asyncio.Event()
+
+    async def ok() -> str:
+        return "page"
+
+    async def broken() -> str:
+        raise OSError("unreachable")
+
+    async def hanging() -> str:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cancelled.set()
+        return "never"
+
+    out = await gather_within({"a": ok(), "b": broken(), "c": hanging()}, timeout_s=0.05)
+    assert list(out) == ["a", "b", "c"]
+    assert out["a"] == "page" and isinstance(out["b"], OSError) and out["c"] is None
+    assert cancelled.is_set()  # the late call was cancelled, not left running
+    assert await gather_within({}, timeout_s=1) == {}
