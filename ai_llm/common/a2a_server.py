@@ -17,10 +17,12 @@ import asyncio
 import base64
 import hmac
 import logging
+import random
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import EllipsisType
 from typing import Any
 from urllib.parse import urlsplit
@@ -354,8 +356,34 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: Ports `free_port` draws from sit just below the kernel's ephemeral range (this many of them).
+FREE_PORT_SPAN = 12_000
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):  # not Linux: the IANA dynamic range
+        return 49152
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """An ephemeral port that was free a moment ago (tests start processes on such ports)."""
+    """A port that was free a moment ago (tests and the launcher's ephemeral mode start processes on such ports).
+
+    Drawn at random from just below the kernel's ephemeral range: a port that `bind(…, 0)` hands out comes from
+    the range the source ports of outgoing connections use, so between this check and the child's own bind any
+    process's connection could take it ("Address already in use" in a child, seen in a clean-clone test run).
+    Falls back to the kernel's choice when no drawn port is free.
+    """
+    high = _ephemeral_low() - 1
+    for _ in range(50):
+        port = random.randint(max(1024, high - FREE_PORT_SPAN), high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])

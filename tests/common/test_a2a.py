@@ -130,3 +130,17 @@ async def test_agent_process_checks_host_and_origin_and_serves_a_cacheable_card(
         cached = await http.get("/.well-known/agent-card.json", headers={"If-None-Match": card.headers["etag"]})
         assert cached.status_code == 304
     assert (await RemoteAgent(url).ask("hi")).text == "echo:hi"  # the A2A client sends neither header
+
+
+def test_free_port_is_bindable_and_outside_the_range_of_outgoing_connections() -> None:
+    """Outgoing connections take their source ports from the kernel's ephemeral range; a port drawn below it
+    cannot be taken by one between the check and the child's bind."""
+    import socket
+
+    from ai_llm.common.a2a_server import _ephemeral_low
+
+    ports = {free_port() for _ in range(20)}
+    assert all(1024 <= p < _ephemeral_low() for p in ports)
+    assert len(ports) > 1  # drawn at random, not one fixed port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", ports.pop()))
