@@ -19,6 +19,8 @@ import psycopg
 from a2a.server.tasks import TaskStore
 from a2a.types.a2a_pb2 import ListTasksRequest, ListTasksResponse, Task, TaskState
 
+from ai_llm.common.db import socket_has_news
+
 if TYPE_CHECKING:  # SQLAlchemy (≈1 s to import) is loaded only by a process that has a database
     from a2a.server.context import ServerCallContext
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -125,11 +127,22 @@ def task_engine(url: str, pool_size: int = 3, max_overflow: int = 5) -> AsyncEng
     Autocommit: the store's reads and writes are single statements (a save's merge is a read and a write that
     a transaction would not make atomic either), so BEGIN and COMMIT were two round trips of four.
     """
+    from sqlalchemy import event
+    from sqlalchemy.exc import DisconnectionError
     from sqlalchemy.ext.asyncio import create_async_engine
 
     async def connect() -> psycopg.AsyncConnection[Any]:
         return await psycopg.AsyncConnection.connect(url)
 
-    return create_async_engine("postgresql+psycopg://", async_creator=connect, pool_size=pool_size,
-                               max_overflow=max_overflow, pool_pre_ping=True,
-                               pool_timeout=TASK_POOL_TIMEOUT_S, isolation_level="AUTOCOMMIT")
+    engine = create_async_engine("postgresql+psycopg://", async_creator=connect, pool_size=pool_size,
+                                 max_overflow=max_overflow, pool_timeout=TASK_POOL_TIMEOUT_S,
+                                 isolation_level="AUTOCOMMIT")
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _test_on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        # Instead of `pool_pre_ping` (a round trip per checkout): a connection whose socket has news (the
+        # server ended it) is dropped, and the pool checks out another.
+        if socket_has_news(dbapi_connection.driver_connection):
+            raise DisconnectionError("the database ended this pooled connection")
+
+    return engine

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import psycopg
 import pytest
+from sqlalchemy import text
 
-from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
+from ai_llm.common.db import (
+    Database,
+    EmbeddingMismatchError,
+    migrate,
+    socket_has_news,
+    start_embedded_postgres,
+)
+from ai_llm.common.task_store import task_engine
 from tests.conftest import pg_data_dir
 
 
@@ -59,13 +69,42 @@ async def test_an_open_pool_survives_a_database_restart() -> None:
     tmp_path = pg_data_dir()
     server, url = start_embedded_postgres(tmp_path / "pg")
     db = await Database(url, min_size=2, max_size=2).open()
+    tasks = task_engine(url, pool_size=2, max_overflow=0)  # the A2A task store's SQLAlchemy pool
     try:
         assert await db.fetch("SELECT 1 AS one") == [{"one": 1}]
-        server.cleanup()  # the database goes away under an open pool ...
+        for _ in range(2):
+            async with tasks.connect() as conn:
+                assert (await conn.execute(text("SELECT 1"))).scalar() == 1
+        server.cleanup()  # the database goes away under open pools ...
         server, url2 = start_embedded_postgres(tmp_path / "pg")  # ... and comes back
         assert url2 == url
         for _ in range(3):  # every pooled connection was stale; each is checked and replaced, none fails
             assert await db.fetch("SELECT 1 AS one") == [{"one": 1}]
+            async with tasks.connect() as conn:
+                assert (await conn.execute(text("SELECT 1"))).scalar() == 1
     finally:
+        await tasks.dispose()
         await db.close()
         server.cleanup()
+
+
+async def test_a_connection_the_server_ended_is_told_without_a_round_trip(pg_url: str) -> None:
+    """The pools test a connection only when its socket has news; a live idle one has none, one whose backend
+    the server terminated has, and so does a closed one."""
+    conn = await psycopg.AsyncConnection.connect(pg_url, autocommit=True)
+    admin = await psycopg.AsyncConnection.connect(pg_url, autocommit=True)
+    try:
+        await conn.execute("SELECT 1")
+        assert not socket_has_news(conn)
+        await admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+        for _ in range(100):
+            if socket_has_news(conn):
+                break
+            await asyncio.sleep(0.05)
+        assert socket_has_news(conn)
+        with pytest.raises(psycopg.OperationalError):
+            await conn.execute("SELECT 1")
+    finally:
+        await conn.close()
+        await admin.close()
+    assert socket_has_news(conn)
