@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.process import stop_child
 from ai_llm.common.runtime import HubDeps
@@ -114,6 +116,19 @@ async def test_deep_read_picks_the_paragraph_with_the_answer(web_settings: Any, 
     reply = await agent.research(question, depth="pages", language="en")
     assert reply.data["status"] == "ok"
     assert "22 nautical miles" in reply.data["summary"]
+
+
+async def test_a_tool_error_is_a_clear_error_and_a_tool_call_keeps_its_result(web_settings: Any) -> None:
+    """The toolset calls the MCP tools' coroutines directly (not LangChain's `ainvoke`): an MCP error answer
+    (the gateway refuses an over-long page list) still comes back as a clear error, and the next call on the same
+    session works."""
+    async with SearchToolset.open(web_settings) as tools:
+        with pytest.raises(RuntimeError, match=r"fetch_pages failed: .*1 to 20 pages"):
+            await tools._call("fetch_pages", tools.bound["fetch_pages"],
+                              {"urls": [f"https://example.org/{i}" for i in range(21)]})
+        found = await tools.search("Old Harbor Lighthouse Pellmouth")
+    assert any("lighthouse" in h.url for h in found.hits)
+    assert [c.operation for c in tools.calls] == ["fetch_pages", "web_search"]
 
 
 async def test_failing_and_slow_pages_are_skipped(web_settings: Any, web_deps: HubDeps,
