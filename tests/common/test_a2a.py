@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,3 +147,17 @@ def test_free_port_is_bindable_and_outside_the_range_of_outgoing_connections() -
     assert len(ports) > 1  # drawn at random, not one fixed port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", ports.pop()))
+
+
+@pytest.mark.parametrize(("setting", "traced"), [(None, "False"), ("true", "True")])
+def test_a2a_sdk_tracing_is_off_unless_a_deployment_turns_it_on(setting: str | None, traced: str) -> None:
+    """The SDK spans every call of its traced classes when OpenTelemetry's API is importable, with or without a
+    tracer: hub processes turn that off by default, and `OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=true` keeps it."""
+    env = {k: v for k, v in os.environ.items() if k != "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"}
+    if setting is not None:
+        env["OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"] = setting
+    code = ("import ai_llm.common.a2a_server\nfrom a2a.utils import telemetry\n"
+            "print(telemetry.otel_installed, telemetry.otel_enabled)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         check=True).stdout.split()
+    assert out == ["True", traced]
