@@ -29,6 +29,7 @@ from ai_llm.common.events import (
     STATUS_NO_RESULT,
     STATUS_OK,
     AgentReply,
+    announce_if_slow,
 )
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import LANGUAGES, language_or_default, message
@@ -200,7 +201,6 @@ class Orchestrator:
         if plan.intent == "DIRECT":
             last = await self._recall(request)
             answer = await self._direct(text, history, infos, language, last)
-            await progress(message("orchestrator.done", language), stage="done", progress=1.0)
             return await self._reply(request, answer, STATUS_OK, outcome, [], [], language, question)
 
         base_data: dict[str, Any] = {"language": language, "history": history}
@@ -227,7 +227,8 @@ class Orchestrator:
                 if request.context_id:  # in the shared store: another replica, or a restart, continues there
                     await self._remembered_in(request).put(STATE_AGENT, request.context_id, PENDING_KEY,
                                                            result.agent, ttl_s=PENDING_TTL_S)
-        await progress(message("orchestrator.done", language), stage="done", progress=1.0)
+        # No "answer ready" line: the answer follows at once and says so itself (every status line costs an event
+        # on each hop to the browser).
         reply = await self._reply(request, answer, status, outcome, all_results, step_sources(all_results),
                                   language, question)
         reply.data["synthesis"] = synthesis
@@ -277,10 +278,12 @@ class Orchestrator:
             else:
                 body, status = message("orchestrator.nothing", language), STATUS_ERROR
         elif plan.intent == "HYBRID" and len(usable_sinks) > 1:
-            await progress(message("orchestrator.synthesis", language), stage="synthesis", progress=0.9,
-                           agent="orchestrator")
-            body, method = await synthesize(self.llm, question, usable_sinks, step_sources(results), language,
-                                            model=self.synthesis_model)
+            # Announced when it takes a while (a model writing); the offline merge is over at once.
+            body, method = await announce_if_slow(
+                synthesize(self.llm, question, usable_sinks, step_sources(results), language,
+                           model=self.synthesis_model),
+                lambda: progress(message("orchestrator.synthesis", language), stage="synthesis", progress=0.9,
+                                 agent="orchestrator"))
             status = STATUS_OK
         elif len(usable_sinks) == 1:
             body, status = usable_sinks[0].text.strip(), usable_sinks[0].status

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeVar
@@ -19,13 +20,15 @@ class ScriptedLLM:
 
     `parse` returns the next scripted plan (or raises it when it is an exception); `chat` returns a canned
     text built from the request. Every call is recorded in `calls` with its purpose, and the messages in
-    `messages`, so tests can assert which paths used a model.
+    `messages`, so tests can assert which paths used a model. `chat_delay_s`: how long a `chat` takes (a model
+    writing).
     """
 
     def __init__(self, plans: Sequence[BaseModel | Exception] | Callable[[str], BaseModel] = (),
-                 chat_text: str = "SYNTHESIZED ANSWER") -> None:
+                 chat_text: str = "SYNTHESIZED ANSWER", chat_delay_s: float = 0.0) -> None:
         self._plans = plans if callable(plans) else list(plans)
         self.chat_text = chat_text
+        self.chat_delay_s = chat_delay_s
         self.calls: list[CallRecord] = []
         self.messages: list[tuple[str, list[dict[str, str]]]] = []
 
@@ -50,6 +53,8 @@ class ScriptedLLM:
                    temperature: float = 0.0, purpose: str = "chat") -> str:
         self.calls.append(CallRecord("chat", model or "scripted", purpose, 0.0))
         self.messages.append((purpose, list(messages)))
+        if self.chat_delay_s:
+            await asyncio.sleep(self.chat_delay_s)
         return f"{self.chat_text} ({purpose})"
 
     async def stream(self, messages: Sequence[dict[str, str]], *, model: str | None = None,

@@ -137,7 +137,7 @@ async def test_hybrid_is_the_only_path_that_calls_the_synthesis_llm(scripted: Sc
         "q-hybrid": IntentPlan(intent="HYBRID", steps=[PlanStep(agent="internal_rag", instruction="i"),
                                                        PlanStep(agent="web_research", instruction="w")]),
     }
-    llm = ScriptedLLM(lambda text: plans[text])
+    llm = ScriptedLLM(lambda text: plans[text], chat_delay_s=0.2)
     orchestrator = Orchestrator(llm, hub_registry(scripted), synthesis_model="gpt-4o")
     replies = {}
     for text in ["q-internal", "q-web", "q-file", "q-direct"]:
@@ -146,8 +146,12 @@ async def test_hybrid_is_the_only_path_that_calls_the_synthesis_llm(scripted: Sc
     assert replies["q-web"].text == "최신 법령에 따르면 연차는 15일 이상입니다."  # passed through untouched
     assert replies["q-file"].text == "파일 3개: a.pdf, b.pdf, c.pdf"
     assert replies["q-direct"].text.startswith("SYNTHESIZED ANSWER (direct)")
-    hybrid = await orchestrator.handle(request("q-hybrid", language="ko"), Recorder().progress)
+    recorder = Recorder()
+    hybrid = await orchestrator.handle(request("q-hybrid", language="ko"), recorder.progress)
     assert llm.purposes().count("synthesis") == 1
+    # A model writing takes a while: its status line is sent (once), before the answer.
+    assert [e["message"] for e in recorder.events if e.get("stage") == "synthesis"] == \
+        [message("orchestrator.synthesis", "ko")]
     synthesis_call = next(c for c in llm.calls if c.purpose == "synthesis")
     assert synthesis_call.model == "gpt-4o"
     prompt = next(m for p, m in llm.messages if p == "synthesis")
@@ -161,8 +165,12 @@ async def test_hybrid_is_the_only_path_that_calls_the_synthesis_llm(scripted: Sc
 async def test_offline_hybrid_is_a_structured_merge_per_agent(scripted: ScriptedAgents) -> None:
     llm = LocalEngine()
     orchestrator = Orchestrator(llm, hub_registry(scripted))
-    reply = await orchestrator.handle(request("우리 연차 규정을 최신 근로기준법과 비교해줘"), Recorder().progress)
+    recorder = Recorder()
+    reply = await orchestrator.handle(request("우리 연차 규정을 최신 근로기준법과 비교해줘"), recorder.progress)
     assert reply.data["intent"] == "HYBRID" and reply.data["synthesis"] == "merge"
+    # The merge is over at once: no "combining" line, and no "answer ready" line before the answer itself.
+    stages = [e.get("stage") for e in recorder.events]
+    assert "synthesis" not in stages and "done" not in stages and stages[-1] == "step_done", stages
     assert "### 📄 사내 문서 검색 (internal_rag)" in reply.text and "### 🌐 웹 검색 (web_research)" in reply.text
     assert reply.text.index("연차는 입사 첫해") < reply.text.index("최신 법령에 따르면")
     assert "**출처:**" in reply.text and reply.text.count(WEB_SOURCE["url"]) == 1

@@ -21,7 +21,6 @@ MESSAGES: dict[str, dict[str, str]] = {
                 "en": "I could not tell exactly what you are looking for. Could you restate the question more "
                       "specifically?"},
     "synthesis": {"ko": "🧩 여러 에이전트의 결과를 종합하는 중…", "en": "🧩 Combining the agents' results…"},
-    "done": {"ko": "✅ 답변 완료", "en": "✅ Answer ready"},
     "missing_head": {"ko": "⚠️ 일부 결과를 가져오지 못했습니다:", "en": "⚠️ Some results are missing:"},
     "missing_line": {"ko": "- {label}({agent}): {reason}", "en": "- {label} ({agent}): {reason}"},
     "nothing": {"ko": "요청을 처리할 수 있는 에이전트의 응답을 받지 못했습니다.",
