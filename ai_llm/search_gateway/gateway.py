@@ -42,6 +42,8 @@ MAX_RESULTS_LIMIT = 20
 MAX_FETCH_BATCH = 20
 DEFAULT_FETCH_BUDGET_S = 8.0
 MAX_FETCH_BUDGET_S = 60.0
+#: `search_many`: queries per call.
+MAX_SEARCH_BATCH = 8
 EMBED_COOLDOWN_S = 30.0
 
 
@@ -79,6 +81,14 @@ def build_provider(name: str, config: GatewayConfig, settings: Settings,
         if not api_key:
             return None, f"no {spec.api_key_setting.upper()}"
     return HttpAdapterProvider(spec, api_key, options, pconf.cost_per_call, pconf.timeout_s), None
+
+
+@dataclass
+class _Known:
+    """A request's cache lookup made ahead (`search_many`): its exact hit, and the query vector when it missed."""
+
+    exact: CacheHit | None
+    embedding: list[float] | None
 
 
 @dataclass
@@ -227,18 +237,21 @@ class SearchGateway:
         return request, notice
 
     async def _embed(self, text: str) -> list[float] | None:
-        if self.embeddings is None or not self.config.cache.semantic:
-            return None
-        if time.monotonic() - self._embed_failed_at < EMBED_COOLDOWN_S:
-            return None
+        return (await self._embed_many([text]))[0]
+
+    async def _embed_many(self, texts: list[str]) -> list[list[float] | None]:
+        """Query vectors for the semantic cache, in one embedding request (None each when it is off or down)."""
+        if not texts or self.embeddings is None or not self.config.cache.semantic \
+                or time.monotonic() - self._embed_failed_at < EMBED_COOLDOWN_S:
+            return [None] * len(texts)
         try:
-            vectors = await asyncio.wait_for(self.embeddings.embed([text]), self.config.cache.embed_timeout_s)
-            return vectors[0]
+            vectors = await asyncio.wait_for(self.embeddings.embed(texts), self.config.cache.embed_timeout_s)
+            return list(vectors)
         except Exception as exc:  # the semantic layer is an optimisation: skip it, keep answering
             self._embed_failed_at = time.monotonic()
             log.warning("semantic cache skipped for %.0fs: embeddings unavailable (%s: %s)", EMBED_COOLDOWN_S,
                         type(exc).__name__, exc)
-            return None
+            return [None] * len(texts)
 
     async def search(self, query: str, kind: Kind = "web", max_results: Any = 6, region: str | None = None,
                      time_range: str | None = None, include_domains: Any = None, exclude_domains: Any = None,
@@ -247,7 +260,56 @@ class SearchGateway:
         started = time.perf_counter()
         request, notice = self.make_request(query, kind, max_results, region, time_range, include_domains,
                                             exclude_domains)
-        response = await self._search(request)
+        return await self._answer(request, notice, kind, agent, started)
+
+    async def search_many(self, queries: Any, kind: Kind = "web", max_results: Any = 6, region: str | None = None,
+                          time_range: str | None = None, include_domains: Any = None, exclude_domains: Any = None,
+                          agent: str | None = None) -> dict[str, Any]:
+        """Run up to MAX_SEARCH_BATCH searches at once: `{"responses": [...]}`, one `search` envelope per query
+        in the order asked, or `{"query", "error"}` for a query refused (`ValueError` when the list is not
+        1 to MAX_SEARCH_BATCH strings).
+
+        One MCP call for a round of searches instead of one each (an MCP call costs both sides more CPU than a
+        local search), and the round shares its cache work: exact lookups run together and the queries that
+        miss are embedded in one request for the semantic lookup.
+        """
+        if not isinstance(queries, list) or not 1 <= len(queries) <= MAX_SEARCH_BATCH \
+                or not all(isinstance(q, str) for q in queries):
+            raise ValueError(f"queries must list 1 to {MAX_SEARCH_BATCH} strings")
+        started = time.perf_counter()
+        made: list[tuple[SearchRequest, str | None] | str] = []
+        for query in queries:
+            try:
+                made.append(self.make_request(query, kind, max_results, region, time_range, include_domains,
+                                              exclude_domains))
+            except ValueError as exc:
+                made.append(str(exc))
+        valid = [m for m in made if not isinstance(m, str)]
+        known = await self._lookup_together([request for request, _ in valid])
+        answers = iter(await asyncio.gather(*(self._answer(request, notice, kind, agent, started, known=k)
+                                              for (request, notice), k in zip(valid, known, strict=True))))
+        return {"responses": [{"query": query, "error": m} if isinstance(m, str) else next(answers)
+                              for query, m in zip(queries, made, strict=True)]}
+
+    async def _lookup_together(self, requests: list[SearchRequest]) -> list[_Known | None]:
+        """The exact-cache hit of each request, and for the misses their query vectors (one embedding call);
+        None for a request whose lookup failed (it then looks up on its own)."""
+        cache = self.cache
+        if cache is None or not requests:
+            return [None] * len(requests)
+        exact = await asyncio.gather(*(cache.get_exact(self._partitions(r), r, normalize_query(r.query))
+                                       for r in requests), return_exceptions=True)
+        misses = [i for i, hit in enumerate(exact) if hit is None]
+        vectors = dict(zip(misses, await self._embed_many([requests[i].query for i in misses]), strict=True))
+        return [None if isinstance(hit, BaseException) else _Known(hit, vectors.get(i))
+                for i, hit in enumerate(exact)]
+
+    def _partitions(self, request: SearchRequest) -> list[str]:
+        return [self.providers[name].partition for name in self.chains.get(request.kind, [])]
+
+    async def _answer(self, request: SearchRequest, notice: str | None, kind: Kind, agent: str | None,
+                      started: float, known: _Known | None = None) -> dict[str, Any]:
+        response = await self._search(request, known)
         response.latency_ms = (time.perf_counter() - started) * 1000
         response.notice = "; ".join(filter(None, [notice, response.notice])) or None
         if self.db is not None:
@@ -259,18 +321,20 @@ class SearchGateway:
             self._later(lambda: record(db, row))
         return response.to_dict()
 
-    async def _search(self, request: SearchRequest) -> SearchResponse:
+    async def _search(self, request: SearchRequest, known: _Known | None = None) -> SearchResponse:
+        """Answer from the cache (exact, then semantic) or the provider chain; `known`: the exact lookup and
+        query vector already made for this request (`search_many`)."""
         chain = self.chains.get(request.kind, [])
-        partitions = [self.providers[name].partition for name in chain]
+        partitions = self._partitions(request)
         query_norm = normalize_query(request.query)
         cache = self.cache
         embedding: list[float] | None = None
         if cache is not None:
             try:
-                hit = await cache.get_exact(partitions, request, query_norm)
+                hit = known.exact if known is not None else await cache.get_exact(partitions, request, query_norm)
                 kind = "exact"
                 if hit is None:
-                    embedding = await self._embed(request.query)
+                    embedding = known.embedding if known is not None else await self._embed(request.query)
                     if embedding is not None:
                         candidates = await cache.get_semantic(partitions, request, embedding,
                                                               self.config.cache.semantic_threshold,

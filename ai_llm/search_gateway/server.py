@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.fastmcp import FastMCP
 from mcp.server.transport_security import TransportSecuritySettings
@@ -30,7 +30,7 @@ from ai_llm.search_gateway.telemetry import MAX_HOURS, MAX_RECENT, telemetry_sum
 
 log = logging.getLogger(__name__)
 
-TOOLS = ("web_search", "news_search", "fetch_page", "fetch_pages")
+TOOLS = ("web_search", "news_search", "search_many", "fetch_page", "fetch_pages")
 TimeRange = Annotated[str | None, Field(description="day | week | month | year | all")]
 Agent = Annotated[str | None, Field(description="name of the calling agent, for telemetry")]
 
@@ -61,6 +61,16 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
                           time_range: TimeRange = None, agent: Agent = None) -> dict[str, Any]:
         """Search recent news. Same result shape as web_search."""
         return await gw.search(query, "news", max_results, region, time_range, agent=agent)
+
+    @mcp.tool()
+    async def search_many(queries: list[str], kind: Literal["web", "news"] = "web", max_results: int = 6,
+                          region: str | None = None, time_range: TimeRange = None,
+                          include_domains: list[str] | None = None, exclude_domains: list[str] | None = None,
+                          agent: Agent = None) -> dict[str, Any]:
+        """Run up to 8 web (or news) searches at once: {responses: [...]}, one web_search result per query in
+        the order asked; a query refused comes back as {query, error}."""
+        return await gw.search_many(queries, kind, max_results, region, time_range, include_domains,
+                                    exclude_domains, agent)
 
     @mcp.tool()
     async def fetch_page(url: str, agent: Agent = None) -> dict[str, Any]:

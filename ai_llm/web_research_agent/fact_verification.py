@@ -28,7 +28,6 @@ Values agree when units match (`%` ≠ percentage points, won ≠ dollars; scale
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import dataclasses
 import re
@@ -565,8 +564,7 @@ class FactVerifier:
         if progress is not None and queries:  # one line for the round (each line is an event on three hops)
             await progress(message("web.verify_searching", language, query=" · ".join(queries)), stage="search",
                            data={"queries": queries})
-        responses = await asyncio.gather(*(tools.search(q, max_results=8) for q in queries),
-                                         return_exceptions=True)
+        responses = await tools.search_many(queries, max_results=8, return_exceptions=True)
         hits: dict[str, SearchHit] = {}
         for response in responses:
             if isinstance(response, BaseException):

@@ -56,11 +56,14 @@ TOOL_ALIASES: dict[str, tuple[str, ...]] = {
     "news_search": ("news_search", "tavily-news", "tavily_news", "search_news"),
     "fetch_page": ("fetch_page", "tavily-extract", "tavily_extract", "fetch", "extract"),
     "fetch_pages": ("fetch_pages",),  # the hub gateway's batch fetch (optional: pages are fetched one by one)
+    "search_many": ("search_many",),  # the hub gateway's batch search (optional: one call per query)
 }
 #: Seconds a batch fetch may run past its budget before the caller stops waiting for the server.
 FETCH_GRACE_S = 2.0
 #: Pages per `fetch_pages` call, and the longest deadline sent (the gateway takes up to 20 pages and 60 s).
 FETCH_BATCH = 10
+#: Queries per `search_many` call (the gateway takes up to 8).
+SEARCH_BATCH = 8
 FETCH_MAX_TIMEOUT_S = 60.0
 
 _TIME_RANGES = {"day", "week", "month", "year"}
@@ -447,6 +450,56 @@ class SearchToolset:
         if not response.latency_ms:
             response.latency_ms = (time.perf_counter() - started) * 1000
         return response
+
+    async def search_many(self, queries: Sequence[str], *, news: bool = False, max_results: int = 6,
+                          region: str | None = None, time_range: str | None = None,
+                          return_exceptions: bool = False) -> list[Any]:
+        """Run a round of searches; their responses in `queries` order.
+
+        One `search_many` call (per SEARCH_BATCH queries) when the server offers it: each MCP call is a round
+        of work on both sides, and the gateway shares the round's cache work. Otherwise one `search` per query,
+        in parallel. Like `asyncio.gather`: the first failure is raised, or with `return_exceptions` a failed
+        query's item is its exception.
+        """
+        queries = list(queries)
+        bound = self.bound.get("search_many")
+        if bound is None or len(queries) < 2:
+            return list(await asyncio.gather(*(self.search(q, news=news, max_results=max_results, region=region,
+                                                           time_range=time_range) for q in queries),
+                                             return_exceptions=return_exceptions))
+        if time_range is not None and time_range not in _TIME_RANGES:
+            raise ValueError(f"time_range must be one of {sorted(_TIME_RANGES)}, not {time_range!r}")
+        batches = [queries[i:i + SEARCH_BATCH] for i in range(0, len(queries), SEARCH_BATCH)]
+        wanted = {"kind": "news" if news else "web", "max_results": max_results, "region": region,
+                  "time_range": time_range, "agent": self.agent_name}
+        answers = await asyncio.gather(*(self._search_batch(bound, batch, wanted) for batch in batches),
+                                       return_exceptions=return_exceptions)
+        out: list[Any] = []
+        for batch, answer in zip(batches, answers, strict=True):
+            out.extend([answer] * len(batch) if isinstance(answer, BaseException) else answer)
+        if not return_exceptions:
+            failed = next((item for item in out if isinstance(item, BaseException)), None)
+            if failed is not None:
+                raise failed
+        return out
+
+    async def _search_batch(self, bound: _Bound, queries: list[str], wanted: dict[str, Any]) -> list[Any]:
+        """One `search_many` call: a `SearchResponse` per query, or a `RuntimeError` for a query refused."""
+        started = time.perf_counter()
+        payload = await self._call("search_many", bound, self._args(bound, {"queries": queries, **wanted}))
+        rows = payload.get("responses") if isinstance(payload, dict) else None
+        if not isinstance(rows, list) or len(rows) != len(queries):
+            raise RuntimeError(f"{bound.tool.name} did not answer each of its {len(queries)} queries")
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        out: list[Any] = []
+        for query, row in zip(queries, rows, strict=True):
+            if isinstance(row, dict) and row.get("error") and "results" not in row:
+                out.append(RuntimeError(f"{bound.tool.name} failed for {query!r}: {str(row['error'])[:300]}"))
+                continue
+            response = parse_search_payload(row, query, bound.tool.name)
+            response.latency_ms = response.latency_ms or elapsed_ms
+            out.append(response)
+        return out
 
     async def fetch_page(self, url: str) -> PageContent:
         """Fetch one page's text (an error page, never an exception, when it cannot be read)."""

@@ -13,7 +13,7 @@ from ai_llm.common.embeddings import Embeddings
 from ai_llm.common.messages import message
 from ai_llm.common.text import normalize
 from ai_llm.web_research_agent.answering import short
-from ai_llm.web_research_agent.mcp_tools import SearchHit, SearchToolset
+from ai_llm.web_research_agent.mcp_tools import SearchHit, SearchResponse, SearchToolset
 from ai_llm.web_research_agent.prompts import quote_untrusted
 from ai_llm.web_research_agent.relevance import fill_missing_scores, filter_hits
 from ai_llm.web_research_agent.state import ProgressFn, QueryPlan, RunState
@@ -93,11 +93,13 @@ class ResearchTools:
         tool = "news_search" if plan.news else "web_search"
         await self.progress(message(key, self.language, query=short(" · ".join(queries), 120)), stage="search",
                             data={"queries": list(queries), "tool": tool})
-        return list(await asyncio.gather(*(self._search(q, plan, max_results) for q in queries)))
+        responses = await self.toolset.search_many(queries, news=plan.news,
+                                                   max_results=max_results or self.max_results,
+                                                   region=plan.region, time_range=plan.time_range)
+        return list(await asyncio.gather(*(self._keep(q, r) for q, r in zip(queries, responses, strict=True))))
 
-    async def _search(self, query: str, plan: QueryPlan, max_results: int | None) -> list[SearchHit]:
-        response = await self.toolset.search(query, news=plan.news, max_results=max_results or self.max_results,
-                                             region=plan.region, time_range=plan.time_range)
+    async def _keep(self, query: str, response: SearchResponse) -> list[SearchHit]:
+        """Record a search's response; its hits above the relevance threshold."""
         self.state.record(response)
         await fill_missing_scores(response.hits, query, self.embeddings)
         filtered = filter_hits(response.hits, self.threshold)

@@ -55,6 +55,34 @@ async def test_exact_hit_skips_the_provider_and_is_recorded(tmp_path: Path, sett
     assert counted == 1
 
 
+async def test_search_many_answers_each_query_in_order_and_shares_the_cache_work(
+        tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings) -> None:
+    """A round of searches in one call: one answer per query in the order asked, each what its own `search`
+    gives (cache included); a refused query is an error entry; the queries that miss the exact cache are embedded
+    together, in one request."""
+    gw = _gateway(tmp_path, settings, db, embeddings, "chain: [local]\ncache: {embed_timeout_s: 120}\n")
+    agent = f"tester-{uuid.uuid4().hex[:6]}"
+    cached = await gw.search("Seoul subway passengers", agent=agent)
+    requests, searched = embeddings.calls, gw.local.calls  # type: ignore[union-attr]
+    queries = ["  seoul SUBWAY passengers?? ", "Kimchi fermented napa cabbage", "   ", "Port of Busan container ships"]
+    responses = (await gw.search_many(queries, agent=agent))["responses"]
+    assert len(responses) == 4
+    assert responses[0]["cache"] == "exact" and responses[0]["results"] == cached["results"]
+    assert responses[1]["cache"] == "miss" and responses[1]["results"][0]["url"] == "https://example.org/kimchi"
+    assert responses[2]["query"] == "   " and "empty" in responses[2]["error"] and "results" not in responses[2]
+    assert responses[3]["cache"] == "miss" and responses[3]["results"][0]["url"] == "https://example.org/busan-port"
+    assert embeddings.calls == requests + 1  # the two misses, one embedding request
+    assert gw.local.calls == searched + 2  # type: ignore[union-attr]
+    # Asked again, one by one: the round's answers were cached like any search's.
+    again = await gw.search("Kimchi fermented napa cabbage", agent=agent)
+    assert again["cache"] == "exact" and again["results"] == responses[1]["results"]
+    await gw.flush()
+    assert await _count(db, "SELECT count(*) FROM search_telemetry WHERE agent = %s", agent) == 5
+    for bad in ([], [f"q{i}" for i in range(9)], "one query", ["ok", 3]):
+        with pytest.raises(ValueError, match="1 to 8 strings"):
+            await gw.search_many(bad)
+
+
 async def test_semantic_hit_on_a_paraphrase_but_not_on_another_question(
         tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings) -> None:
     gw = _gateway(tmp_path, settings, db, embeddings, "chain: [local]\ncache: {semantic_threshold: 0.9, embed_timeout_s: 120}\n")

@@ -54,7 +54,7 @@ async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"web_search", "news_search", "fetch_page", "fetch_pages"}
+            assert set(tools) == {"web_search", "news_search", "search_many", "fetch_page", "fetch_pages"}
             assert {"query", "max_results", "time_range", "include_domains", "agent"} <= set(
                 tools["web_search"].inputSchema["properties"])
             first = await _call(session, "web_search", {"query": "KTX 고속철도 서울 부산", "agent": "web_research"})
@@ -64,6 +64,12 @@ async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses
             assert set(first["results"][0]) == {"title", "url", "snippet", "source", "score", "published_at"}
             second = await _call(session, "web_search", {"query": "ktx 고속철도 서울 부산!", "agent": "web_research"})
             assert second["cache"] == "exact" and second["results"] == first["results"]
+            many = await _call(session, "search_many", {"queries": ["KTX 고속철도 서울 부산", "semiconductor exports"],
+                                                         "kind": "news", "agent": "web_research"})
+            assert [r["query"] for r in many["responses"]] == ["KTX 고속철도 서울 부산", "semiconductor exports"]
+            assert many["responses"][1]["results"][0]["url"] == "https://news.example.com/chip-exports"
+            too_many = await session.call_tool("search_many", {"queries": ["q"] * 9})
+            assert too_many.isError and "1 to 8" in too_many.content[0].text  # type: ignore[union-attr]
             news = await _call(session, "news_search", {"query": "semiconductor exports", "time_range": "month"})
             assert news["results"][0]["url"] == "https://news.example.com/chip-exports"
             page = await _call(session, "fetch_page", {"url": "https://example.org/kimchi"})

@@ -66,8 +66,11 @@ async def test_answer_cites_sources_from_the_gateway(make_agent: Build) -> None:
     fetches = [c for c in opened[0].calls if c.operation.startswith("fetch")]
     assert [c.operation for c in fetches] == ["fetch_pages"] * stages.count("read")
     assert set(reply.data["pages_read"]) <= {u for c in fetches for u in c.args["urls"]}
-    sent = [c for c in opened[0].calls if c.operation == "web_search"]
-    assert sent and all(c.args["agent"] == "web_research" and c.args["region"] == "wt-wt" for c in sent)
+    # The gateway offers `search_many`: one MCP call per round of searches, carrying every query of the round.
+    sent = [c for c in opened[0].calls if c.operation in ("web_search", "search_many")]
+    assert len(sent) == stages.count("search") and any(c.operation == "search_many" for c in sent)
+    assert [q for c in sent for q in c.args.get("queries") or [c.args["query"]]] == searched
+    assert all(c.args["agent"] == "web_research" and c.args["region"] == "wt-wt" for c in sent)
 
 
 async def test_nonsense_question_gives_no_result(make_agent: Build) -> None:
@@ -127,8 +130,14 @@ async def test_a_tool_error_is_a_clear_error_and_a_tool_call_keeps_its_result(we
             await tools._call("fetch_pages", tools.bound["fetch_pages"],
                               {"urls": [f"https://example.org/{i}" for i in range(21)]})
         found = await tools.search("Old Harbor Lighthouse Pellmouth")
+        # A round of searches is one `search_many` call; a query the gateway refuses fails the round, or with
+        # `return_exceptions` is that query's item.
+        with pytest.raises(RuntimeError, match="search_many failed for '   '"):
+            await tools.search_many(["Lake Varn glowfish", "   "])
+        both = await tools.search_many(["Lake Varn glowfish", "   "], return_exceptions=True)
     assert any("lighthouse" in h.url for h in found.hits)
-    assert [c.operation for c in tools.calls] == ["fetch_pages", "web_search"]
+    assert [c.operation for c in tools.calls] == ["fetch_pages", "web_search", "search_many", "search_many"]
+    assert both[0].query == "Lake Varn glowfish" and both[0].hits and isinstance(both[1], RuntimeError)
 
 
 async def test_failing_and_slow_pages_are_skipped(web_settings: Any, web_deps: HubDeps,
@@ -160,7 +169,7 @@ async def test_prompt_injection_page_has_no_effect(make_agent: Build) -> None:
     calls = opened[0].calls
     # …but no tool call went where it asked, and the format is unchanged (summary, details, sources).
     assert not any("attacker" in str(c.args) for c in calls)
-    assert {c.operation for c in calls} <= {"web_search", "fetch_page", "fetch_pages"}
+    assert {c.operation for c in calls} <= {"web_search", "search_many", "fetch_page", "fetch_pages"}
     assert "PWNED" not in reply.text.replace(INJECTION, "")
     assert reply.text.rstrip().splitlines()[-1].startswith(f"{len(reply.data['sources'])}. [")
     assert "**Sources**" in reply.text and "**Details**" in reply.text
@@ -170,7 +179,8 @@ async def test_news_question_uses_news_search_with_time_range_and_region(make_ag
     agent, opened = make_agent()
     reply = await agent.research("최신 반도체 수출 뉴스 알려줘", language="ko")
     sent = opened[0].calls
-    assert sent[0].operation == "news_search" and sent[0].tool == "news_search"
+    # News: `news_search`, or for a round of several queries `search_many` of kind news.
+    assert (sent[0].operation, sent[0].args.get("kind", "news")) in {("news_search", "news"), ("search_many", "news")}
     assert sent[0].args["time_range"] == "week" and sent[0].args["region"] == "kr-kr"
     assert reply.data["status"] == "ok"
     assert reply.data["sources"][0]["url"] == "https://news.example.kr/chip-exports"
