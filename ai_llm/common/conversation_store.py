@@ -219,7 +219,7 @@ class AgentState:
         self.url = url
         self.embedding_model = embedding_model
         self.embedding_dim = embedding_dim
-        # Tasks: at most 3 + 5 connections of their own; conversations: the process's shared pool.
+        # Tasks: at most 6 + 2 connections of their own; conversations: the process's shared pool.
         self.engine = task_engine(url)
         self.task_store = WriteOnStateChange(database_task_store(self.engine))
         self.db = Database(url)  # replaced by the shared pool in `open`
