@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 from a2a.server.context import ServerCallContext
@@ -11,7 +12,7 @@ from a2a.types.a2a_pb2 import Message, Part, Role, Task, TaskState, TaskStatus
 
 from ai_llm.common import task_store
 from ai_llm.common.db import close_shared, open_shared
-from ai_llm.common.task_store import WriteOnStateChange
+from ai_llm.common.task_store import WriteOnStateChange, database_task_store, task_engine
 
 
 class CountingStore(InMemoryTaskStore):
@@ -106,3 +107,30 @@ async def test_one_process_shares_one_pool_per_database(pg_url: str) -> None:
     third = await open_shared(pg_url)
     assert third is not first
     await close_shared(third)
+
+
+async def test_the_upsert_save_writes_the_rows_the_sdk_reads(pg_url: str) -> None:
+    """Our store saves with one upsert instead of the SDK's ORM merge: a new task is inserted, a later save
+    replaces every column (history, artifacts, metadata, status), and the SDK's own store reads it back as saved."""
+    from a2a.server.tasks import DatabaseTaskStore
+    from a2a.types.a2a_pb2 import Artifact
+
+    engine = task_engine(pg_url, pool_size=1, max_overflow=0)
+    try:
+        store = database_task_store(engine)
+        plain = DatabaseTaskStore(engine, create_table=False)
+        plain.task_model = store.task_model  # type: ignore[attr-defined]
+        ctx = ServerCallContext()
+        task = _task(TaskState.TASK_STATE_SUBMITTED, "submitted")
+        task.id = f"upsert-{uuid.uuid4().hex[:8]}"
+        await store.save(task, ctx)
+        assert await plain.get(task.id, ctx) == task
+        done = _task(TaskState.TASK_STATE_COMPLETED, "answer", history=2)
+        done.id = task.id
+        done.artifacts.append(Artifact(artifact_id="a1", parts=[Part(text="the answer")]))
+        done.metadata.update({"intent": "HYBRID"})
+        await store.save(done, ctx)
+        assert await plain.get(task.id, ctx) == done and await store.get(task.id, ctx) == done
+        assert await plain.get("no-such-task", ctx) is None
+    finally:
+        await engine.dispose()
