@@ -19,12 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from pgvector.psycopg.bit import register_bit_info
-from pgvector.psycopg.halfvec import register_halfvec_info
-from pgvector.psycopg.sparsevec import register_sparsevec_info
-from pgvector.psycopg.vector import register_vector_info
+from pgvector.psycopg import register_vector_async
 from psycopg.rows import dict_row
-from psycopg.types import TypeInfo
 from psycopg_pool import AsyncConnectionPool
 
 from ai_llm.common.settings import Settings
@@ -60,36 +56,12 @@ def resolve_database_url(settings: Settings) -> tuple[str, Any]:
     return url, server
 
 
-class _VectorTypes:
-    """A pool's `configure`: registers pgvector's types on each new connection.
-
-    pgvector's `register_vector_async` looks its four types up in the catalog on every connection: four round
-    trips to a backend whose catalog cache is still cold, 7 % of the RAG agent's CPU in a burst that grew its
-    pool. The first connection that finds them keeps them for the pool's next connections (one database per
-    pool; the types' OIDs do not change while the extension stays installed).
-    """
-
-    NAMES = ("vector", "bit", "halfvec", "sparsevec")
-
-    def __init__(self) -> None:
-        self.infos: tuple[TypeInfo | None, ...] | None = None
-
-    async def __call__(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        infos = self.infos
-        if infos is None:
-            infos = tuple([await TypeInfo.fetch(conn, name) for name in self.NAMES])
-            if infos[0] is None:
-                # The extension does not exist yet (first start, before migrations): nothing to register.
-                await conn.rollback()
-                return
-            self.infos = infos
-        vector, bit, halfvec, sparsevec = infos
-        register_vector_info(conn, vector)
-        register_bit_info(conn, bit)
-        if halfvec is not None:
-            register_halfvec_info(conn, halfvec)
-        if sparsevec is not None:
-            register_sparsevec_info(conn, sparsevec)
+async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
+    try:
+        await register_vector_async(conn)
+    except psycopg.ProgrammingError:
+        # The extension does not exist yet (first start, before migrations): nothing to register.
+        await conn.rollback()
 
 
 def socket_has_news(conn: psycopg.AsyncConnection[Any]) -> bool:
@@ -181,7 +153,7 @@ class Database:
         # its own transaction (no BEGIN and COMMIT round trips); statements that must hold together use
         # `conn.transaction()`.
         self.pool = AsyncConnectionPool(url, min_size=min_size, max_size=max_size, open=False,
-                                        configure=_VectorTypes(), kwargs={"row_factory": dict_row, "autocommit": True},
+                                        configure=_configure, kwargs={"row_factory": dict_row, "autocommit": True},
                                         check=check_pooled)
 
     async def open(self) -> Database:

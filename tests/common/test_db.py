@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import numpy as np
 import psycopg
 import pytest
 from sqlalchemy import text
@@ -109,17 +108,3 @@ async def test_a_connection_the_server_ended_is_told_without_a_round_trip(pg_url
         await conn.close()
         await admin.close()
     assert socket_has_news(conn)
-
-
-async def test_every_pooled_connection_speaks_pgvector(pg_url: str) -> None:
-    """pgvector's types are looked up by the pool's first connection and registered on every later one: each of
-    several connections held at once sends numpy arrays and reads vectors back as vectors."""
-    db = await Database(pg_url, min_size=1, max_size=3).open()
-    try:
-        async with db.connection() as a, db.connection() as b, db.connection() as c:
-            for i, conn in enumerate((a, b, c)):
-                cur = await conn.execute("SELECT %s::vector AS v", (np.array([i, 1.5, -2.0], dtype=np.float32),))
-                row = await cur.fetchone()
-                assert row["v"].to_list() == [i, 1.5, -2.0]  # a pgvector Vector, not the text of one
-    finally:
-        await db.close()
