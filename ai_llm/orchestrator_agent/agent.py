@@ -198,13 +198,14 @@ class Orchestrator:
                        data={"intent": plan.intent, "plan": plan_json(plan), "planner": outcome.planner,
                              "question": question})
 
+        # The remembered answer read once per request: the planner's `previous` is also the answer a DIRECT
+        # rework or a "save this as a report" step starts from.
+        last = previous
         if plan.intent == "DIRECT":
-            last = await self._recall(request)
             answer = await self._direct(text, history, infos, language, last)
             return await self._reply(request, answer, STATUS_OK, outcome, [], [], language, question)
 
         base_data: dict[str, Any] = {"language": language, "history": history}
-        last = await self._recall(request)
         run_plan = plan
         if last and len(plan.steps) == 1 and plan.steps[0].agent == REPORT:
             # "Save this answer as a report": the previous answer is the report's input (data and text).
