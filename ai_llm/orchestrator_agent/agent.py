@@ -178,8 +178,9 @@ class Orchestrator:
         await progress(message("orchestrator.planning", language), stage="planning", progress=0.05)
         infos = await self.agents.infos()
         catalog = await self.agents.catalog()
-        # The previous turn of this conversation (intent, question): follow-ups are planned with it.
-        previous = await self._recall(request)
+        # The previous turn of this conversation (its answer, intent, question): follow-ups are planned with it,
+        # and a DIRECT rework or a report of the last answer starts from it.
+        last = await self._recall(request)
         pending_agent = await self._remembered_in(request).take(STATE_AGENT, request.context_id, PENDING_KEY) \
             if request.context_id else None
         if pending_agent and pending_agent in infos:
@@ -188,7 +189,7 @@ class Orchestrator:
                                              steps=[PlanStep(agent=pending_agent, instruction=text)]),
                                   "continuation", [f"continuing the conversation with {pending_agent}"])
         else:
-            outcome = await self.planner.plan(text, infos, history, catalog, previous)
+            outcome = await self.planner.plan(text, infos, history, catalog, last)
         plan = outcome.plan
         question = outcome.question or text
         planned = message("orchestrator.planned", language, plan=describe_plan(plan))
@@ -198,9 +199,6 @@ class Orchestrator:
                        data={"intent": plan.intent, "plan": plan_json(plan), "planner": outcome.planner,
                              "question": question})
 
-        # The remembered answer read once per request: the planner's `previous` is also the answer a DIRECT
-        # rework or a "save this as a report" step starts from.
-        last = previous
         if plan.intent == "DIRECT":
             answer = await self._direct(text, history, infos, language, last)
             return await self._reply(request, answer, STATUS_OK, outcome, [], [], language, question)

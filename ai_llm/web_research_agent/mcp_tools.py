@@ -69,6 +69,11 @@ FETCH_MAX_TIMEOUT_S = 60.0
 _TIME_RANGES = {"day", "week", "month", "year"}
 
 
+def _check_time_range(time_range: str | None) -> None:
+    if time_range is not None and time_range not in _TIME_RANGES:
+        raise ValueError(f"time_range must be one of {sorted(_TIME_RANGES)}, not {time_range!r}")
+
+
 class ToolsUnavailable(RuntimeError):
     """No configured MCP server offers a search tool (or the servers cannot be reached)."""
 
@@ -435,8 +440,7 @@ class SearchToolset:
                      time_range: str | None = None, include_domains: list[str] | None = None,
                      exclude_domains: list[str] | None = None) -> SearchResponse:
         """Run a web (or news) search; news falls back to the search tool's `topic="news"`."""
-        if time_range is not None and time_range not in _TIME_RANGES:
-            raise ValueError(f"time_range must be one of {sorted(_TIME_RANGES)}, not {time_range!r}")
+        _check_time_range(time_range)
         operation = "news_search" if news and self.has_news else "web_search"
         bound = self.bound[operation]
         wanted: dict[str, Any] = {"query": query, "max_results": max_results, "region": region,
@@ -467,8 +471,7 @@ class SearchToolset:
             return list(await asyncio.gather(*(self.search(q, news=news, max_results=max_results, region=region,
                                                            time_range=time_range) for q in queries),
                                              return_exceptions=return_exceptions))
-        if time_range is not None and time_range not in _TIME_RANGES:
-            raise ValueError(f"time_range must be one of {sorted(_TIME_RANGES)}, not {time_range!r}")
+        _check_time_range(time_range)
         batches = [queries[i:i + SEARCH_BATCH] for i in range(0, len(queries), SEARCH_BATCH)]
         wanted = {"kind": "news" if news else "web", "max_results": max_results, "region": region,
                   "time_range": time_range, "agent": self.agent_name}
