@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     embedding_url: str | None = None
     embedding_batch_size: int = 64
     # Embedding server: runtime, dynamic batching and query cache (ai_llm/embedding_server/).
-    embedding_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx-int8"
+    embedding_runtime: Literal["auto", "bf16", "onnx", "onnx-int8", "torch"] = "auto"
     embedding_max_batch: int = Field(64, ge=1)
     embedding_batch_wait_ms: float = Field(0.0, ge=0.0)
     embedding_cache_size: int = Field(10_000, ge=0)

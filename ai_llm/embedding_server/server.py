@@ -3,10 +3,10 @@
 adapter as production.
 
 It is a small inference server: concurrent requests are batched dynamically into shared forward passes,
-short texts (queries) are cached by (model revision, runtime, text), and the model runs on ONNX Runtime by
-default — an export made locally from the shipped weights at first use, checked against torch, int8-quantised
-(`runtime.py`); `EMBEDDING_RUNTIME=onnx` keeps fp32, `torch` sentence-transformers. `encoding_format: base64`
-(the OpenAI SDK's default) is honoured, so vectors travel as packed float32.
+short texts (queries) are cached by (model revision, runtime, text), and the model runs from a file made
+locally from the shipped weights at first use and checked against torch (`runtime.py`): by default bfloat16
+TorchScript on a CPU with Intel AMX, int8-quantised ONNX Runtime elsewhere (`EMBEDDING_RUNTIME`).
+`encoding_format: base64` (the OpenAI SDK's default) is honoured, so vectors travel as packed float32.
 
 The model loads in a background thread at start; requests that arrive before it is ready wait for it
 instead of failing, so the first query after `hub up` works even when cards answered earlier. Like every hub
@@ -48,7 +48,7 @@ MAX_CHARS = 20_000
 class ServerConfig:
     """How the server runs the model (from `Settings`: EMBEDDING_RUNTIME, EMBEDDING_MAX_BATCH, …)."""
 
-    runtime: Runtime = "onnx"
+    runtime: Runtime = "auto"
     data_dir: Path | None = None  # where the ONNX export is kept (None: Settings' default data dir)
     max_batch: int = 64
     batch_wait_ms: float = 0.0

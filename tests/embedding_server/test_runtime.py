@@ -1,4 +1,5 @@
-"""ONNX Runtime export of all-MiniLM-L6-v2: made offline from the shipped weights, same vectors as torch."""
+"""The exported runtimes of all-MiniLM-L6-v2 (ONNX Runtime, bf16 TorchScript): made offline from the shipped
+weights, the same vectors as torch within each runtime's stated tolerance."""
 
 from __future__ import annotations
 
@@ -12,14 +13,20 @@ import pytest
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.embedding_server import runtime
 from ai_llm.embedding_server.runtime import (
+    BF16_MIN_COSINE,
     INT8_MIN_COSINE,
     PROBES,
+    SHORT_TOKENS,
     OnnxEncoder,
     TorchEncoder,
+    TorchScriptEncoder,
+    ensure_bf16_model,
     ensure_onnx_model,
     export_dir,
     load_encoder,
     model_revision,
+    native_bf16,
+    resolve_runtime,
 )
 
 #: Stated tolerance of the fp32 ONNX runtime against sentence-transformers on torch.
@@ -68,6 +75,57 @@ def test_int8_vectors_stay_close_to_torch(data_dir: Path, torch_encoder: TorchEn
     texts = sample_texts()
     cosines = np.sum(encoder.encode(texts) * torch_encoder.encode(texts), axis=1)
     assert cosines.min() >= INT8_MIN_COSINE and cosines.mean() >= 0.99
+
+
+def test_bf16_vectors_stay_within_tolerance_of_torch(data_dir: Path, torch_encoder: TorchEncoder) -> None:
+    encoder = load_encoder("bf16", data_dir)
+    assert isinstance(encoder, TorchScriptEncoder) and encoder.model_key.endswith("/bf16")
+    texts = sample_texts() + [" ".join(PROBES[:3]) + f" (variant {i})" for i in range(4)]
+    lengths = [len(e.ids) for e in encoder.tokenizer.encode_batch(texts)]
+    long = [i for i, n in enumerate(lengths) if n > SHORT_TOKENS]
+    short = [i for i, n in enumerate(lengths) if n <= SHORT_TOKENS]
+    assert len(long) >= 4 and len(short) >= 4
+    got = encoder.encode(texts)
+    assert got.shape == (len(texts), 384) and got.dtype == np.float32
+    cosines = np.sum(got * torch_encoder.encode(texts), axis=1)
+    # Long texts: bf16, within its tolerance. Short ones: the int8 model's vectors.
+    assert cosines[long].min() >= BF16_MIN_COSINE
+    int8 = load_encoder("onnx-int8", data_dir).encode([texts[i] for i in short])
+    assert np.sum(got[short] * int8, axis=1).min() >= 0.9999 and cosines[short].min() >= INT8_MIN_COSINE
+    # Padding is masked out in the traced graph, and a text's runtime depends on the text alone: a text alone
+    # and in a batch of others agree (int8 to its per-batch activation scale), and each row is its own text's.
+    assert float(np.dot(encoder.encode([texts[long[0]]])[0], got[long[0]])) >= BF16_MIN_COSINE
+    assert float(np.dot(encoder.encode([texts[short[0]]])[0], got[short[0]])) >= 0.99
+    assert float(np.dot(got[long[0]], got[long[1]])) < 0.95
+
+
+def test_auto_runtime_is_bf16_only_where_the_cpu_has_amx(monkeypatch: pytest.MonkeyPatch) -> None:
+    amx = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16 amx_bf16 amx_tile amx_int8\n"
+    assert native_bf16(amx)
+    assert not native_bf16("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert not native_bf16("model name\t: amx_bf16 in a name, not a flag\n")
+    monkeypatch.setattr(runtime, "native_bf16", lambda cpuinfo=None: True)
+    assert resolve_runtime("auto") == "bf16" and resolve_runtime("onnx") == "onnx"
+    monkeypatch.setattr(runtime, "native_bf16", lambda cpuinfo=None: False)
+    assert resolve_runtime("auto") == "onnx-int8" and resolve_runtime("bf16") == "bf16"
+
+
+def test_corrupt_bf16_file_is_rebuilt(tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    good = ensure_bf16_model(data_dir)
+    exports: list[Path] = []
+
+    def fake_export(target: Path, torch_encoder: object = None) -> dict[str, float]:
+        exports.append(target)  # the real trace is covered above; copy its result
+        shutil.copyfile(good, target)
+        return {}
+
+    monkeypatch.setattr(runtime, "export_bf16", fake_export)
+    built = ensure_bf16_model(tmp_path)
+    assert built == export_dir(tmp_path, model_revision()) / "model-bf16.pt" and exports == [built]
+    built.write_bytes(b"\0" * 2_000_000)  # corrupt
+    encoder = load_encoder("bf16", tmp_path)
+    assert isinstance(encoder, TorchScriptEncoder) and len(exports) == 2
+    assert encoder.encode(["hello"]).shape == (1, 384)
 
 
 def test_model_key_names_the_revision_and_runtime(torch_encoder: TorchEncoder) -> None:

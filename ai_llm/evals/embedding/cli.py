@@ -17,7 +17,7 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         texts: Annotated[int, typer.Option(help="distinct texts per concurrency level")] = 256,
         callers: Annotated[list[int] | None, typer.Option(help="concurrent callers (repeatable)")] = None,
         runtime: Annotated[list[str] | None, typer.Option(
-            help="server runtimes to measure (repeatable): torch, onnx, onnx-int8")] = None,
+            help="server runtimes to measure (repeatable): bf16, onnx, onnx-int8, torch")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """texts/s for 1, 8 and 64 concurrent callers: embedding server (batching, cache, ONNX) vs the bare
