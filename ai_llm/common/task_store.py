@@ -5,8 +5,9 @@ the progress events in between in this process.
 The SDK saves the whole task (history and artifacts included, a growing JSON document) on every event. A chat
 through the orchestrator forwards a dozen status lines, and those writes were most of the orchestrator's CPU under
 load. What other replicas need from the shared store is the task's state — that it exists, that it waits for
-input, that it ended and with what — so only those writes go to Postgres; the `working` updates in between are
-served from memory by this process (`get`), and the final save carries the full history and artifacts.
+input, that it ended and with what — so only those writes go to Postgres; the `working` updates in between
+(the first one too: a task submitted and a task working are both running, to anyone else) are served from
+memory by this process (`get`), and the final save carries the full history and artifacts.
 """
 
 from __future__ import annotations
@@ -36,12 +37,16 @@ TASK_POOL_TIMEOUT_S = 300.0
 ABSENT_S = 2.0
 
 
+_RUNNING = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
+
+
 class WriteOnStateChange(TaskStore):
     """A `TaskStore` that writes through on a change of state and keeps same-state updates in memory.
 
-    A save is written to `inner` when the task is new to this process, when its state differs from the last
-    state written, or when it is not `working` (submitted, input-required, auth-required and every terminal
-    state are always written). Otherwise the task is kept here, and `get` returns it, until the next write.
+    A save is written to `inner` when the task is new to this process, or when it is not `working`
+    (submitted, input-required, auth-required and every terminal state are always written). A `working` save
+    of a task last written as submitted or working is kept here instead, and `get` returns it, until the next
+    write: other replicas learn that the task runs from its submitted row, and how it ended from the final one.
     A task `inner` did not have stays "not found" here for ABSENT_S seconds or until it is saved.
     `writes` and `kept` count both kinds (for benchmarks and tests).
     """
@@ -56,7 +61,7 @@ class WriteOnStateChange(TaskStore):
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         state = task.status.state
-        if state == TaskState.TASK_STATE_WORKING and self._written_state.get(task.id) == state:
+        if state == TaskState.TASK_STATE_WORKING and self._written_state.get(task.id) in _RUNNING:
             copy = Task()
             copy.CopyFrom(task)
             self._kept[task.id] = copy
@@ -66,7 +71,7 @@ class WriteOnStateChange(TaskStore):
         self.writes += 1
         self._absent.pop(task.id, None)
         self._kept.pop(task.id, None)
-        if state == TaskState.TASK_STATE_WORKING:
+        if state in _RUNNING:
             self._written_state[task.id] = state
         else:  # waiting or ended: the next save of this task (a follow-up) is written whatever its state
             self._written_state.pop(task.id, None)
