@@ -136,16 +136,22 @@ def _upsert_store_class() -> type:
         own `get` and `list`), is the same.
         """
 
+        _upsert: Any = None
+
         async def save(self, task: Task, context: ServerCallContext) -> None:
             await self._ensure_initialized()
             row = self._to_orm(task, self.owner_resolver(context))
-            mapper = inspect(self.task_model)
-            values = {attr.columns[0].name: getattr(row, attr.key) for attr in mapper.column_attrs}
-            stmt = insert(self.task_model).values(values)
-            stmt = stmt.on_conflict_do_update(index_elements=["id"],
-                                              set_={name: stmt.excluded[name] for name in values if name != "id"})
+            if self._upsert is None:
+                # Built once: building `excluded` and its columns for every save was 2 ms of CPU each time.
+                columns = [(attr.key, attr.columns[0]) for attr in inspect(self.task_model).column_attrs]
+                stmt = insert(self.task_model)
+                stmt = stmt.on_conflict_do_update(
+                    index_elements=["id"], set_={col.name: stmt.excluded[col.name] for _, col in columns
+                                                 if col.name != "id"})
+                self._upsert = (stmt, columns)
+            stmt, columns = self._upsert
             async with self.engine.begin() as conn:
-                await conn.execute(stmt)
+                await conn.execute(stmt, {col.key: getattr(row, key) for key, col in columns})
 
     return UpsertTaskStore
 
