@@ -11,9 +11,11 @@ Runtimes (`EMBEDDING_RUNTIME`):
 
 * `auto` (default): `bf16` on a CPU that multiplies bfloat16 matrices in hardware (Intel AMX, `native_bf16`),
   `onnx-int8` elsewhere.
-* `bf16`: the model with bfloat16 weights, traced to a frozen TorchScript file and run by torch (oneDNN uses
-  AMX where the CPU has it); pooling in float32. Cosine ≥ `BF16_MIN_COSINE` (0.999) to torch on the probes,
-  ≥ 0.9998 on the RAG questions, closer than int8; on an AMX CPU about half int8's CPU per page chunk.
+* `bf16`: texts over `SHORT_TOKENS` tokens (page chunks, documents) run through the model with bfloat16
+  weights, traced to a frozen TorchScript file and run by torch (oneDNN uses AMX where the CPU has it), pooling
+  in float32: cosine ≥ `BF16_MIN_COSINE` (0.999) to torch on the probes, ≥ 0.9998 on the RAG questions, closer
+  than int8, at about half int8's CPU per page chunk on an AMX CPU. Shorter texts (queries) use `onnx-int8`,
+  which is cheaper there (see `TorchScriptEncoder`).
 * `onnx-int8`: the fp32 ONNX graph with int8 dynamic quantisation of the weight matrices of the attention
   and FFN input projections (the FFN output projections stay fp32: quantising them loses too much). Close to,
   not equal to, torch: cosine ≥ `INT8_MIN_COSINE` (0.97) on the probes, mean ≈ 0.995 on the RAG questions; the
@@ -51,7 +53,7 @@ EXPORT_MIN_COSINE = 0.9999
 INT8_MIN_COSINE = 0.97
 BF16_MIN_COSINE = 0.999
 #: Texts of at most this many tokens ([CLS] and [SEP] included) are encoded by int8 in the bf16 runtime.
-SHORT_TOKENS = 32
+SHORT_TOKENS = 64
 EXPORT_FORMAT = 1  # bump when the exported graph changes, so old exports are rebuilt
 
 Runtime = Literal["auto", "bf16", "onnx", "onnx-int8", "torch"]
@@ -199,8 +201,10 @@ class TorchScriptEncoder(PaddedEncoder):
 
     Texts of at most `SHORT_TOKENS` tokens go to `short` (the int8 ONNX model) when there is one: a pass over a
     few tokens is bound by reading the weights, not by arithmetic, and there a bf16 pass cost about twice an int8
-    one (3.6 vs 1.9 ms for one 11-token query; from about 50 tokens bf16 is cheaper, 10 vs 14 ms for a
+    one (3.6 vs 1.9 ms for one 11-token query; alone, bf16 is cheaper from about 55 tokens: 10 vs 14 ms for a
     130-token page chunk). The choice depends on the text alone, so a text gets the same vector in any batch.
+    With 64 rather than 32, one caller's queries went from 2.1x to 2.7x the bare model in `hub bench embedding`;
+    the hub's CPU did not change.
     """
 
     def __init__(self, path: Path, model_key: str, runtime: str, threads: int | None = None,

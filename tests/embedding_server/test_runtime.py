@@ -80,7 +80,7 @@ def test_int8_vectors_stay_close_to_torch(data_dir: Path, torch_encoder: TorchEn
 def test_bf16_vectors_stay_within_tolerance_of_torch(data_dir: Path, torch_encoder: TorchEncoder) -> None:
     encoder = load_encoder("bf16", data_dir)
     assert isinstance(encoder, TorchScriptEncoder) and encoder.model_key.endswith("/bf16")
-    texts = sample_texts() + [" ".join(PROBES[:3]) + f" (variant {i})" for i in range(4)]
+    texts = sample_texts() + [" ".join(PROBES[:3] * 2) + f" (variant {i})" for i in range(4)]
     lengths = [len(e.ids) for e in encoder.tokenizer.encode_batch(texts)]
     long = [i for i, n in enumerate(lengths) if n > SHORT_TOKENS]
     short = [i for i, n in enumerate(lengths) if n <= SHORT_TOKENS]
