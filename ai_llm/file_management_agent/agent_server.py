@@ -83,7 +83,7 @@ def create_app(deps: HubDeps, url: str, *, store: DocumentStore | None = None,
         return await state["agent"](request, progress)  # type: ignore[no-any-return]
 
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
-    app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=settings.hub_token,
+    app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle, history_turns=0), token=settings.hub_token,
                           extra_routes=file_routes(service), lifespan=lifespan)
     app.state.file_state = state
     return app

@@ -28,4 +28,4 @@ def create_app(deps: HubDeps, url: str, *, report_files: FileStoreClient | None 
     files = report_files or FileStoreClient(settings.agent_url("file_management"), token=settings.hub_token)
     agent = ReportAgent(ReportBuilder(deps.llm), files, settings.ui_language)
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
-    return build_agent_app(card, HubAgentExecutor(AGENT_NAME, agent), token=settings.hub_token)
+    return build_agent_app(card, HubAgentExecutor(AGENT_NAME, agent, history_turns=0), token=settings.hub_token)

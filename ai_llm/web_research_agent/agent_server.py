@@ -84,7 +84,7 @@ def create_app(deps: HubDeps, url: str, agent: WebResearchAgent | None = None) -
                                              progress=progress, news=True if skill == "news_research" else None)
 
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(deps.settings.hub_token))
-    app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token,
+    app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle, history_turns=0), token=deps.settings.hub_token,
                           lifespan=lifespan)
     app.state.search_tools = pool
     return app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -12,7 +13,17 @@ import httpx
 import pytest
 
 from ai_llm.common.a2a_client import AgentUnauthorized, AgentUnavailable, RemoteAgent
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a_server import (
+    AgentRequest,
+    HubAgentExecutor,
+    Progress,
+    bind_socket,
+    build_agent_app,
+    free_port,
+    make_card,
+    serve_app,
+)
+from ai_llm.common.conversation_store import MemoryConversationStore
 from ai_llm.common.events import AgentReply, StatusEvent
 from ai_llm.common.process import Child, start_module, stop_child, wait_http
 
@@ -161,3 +172,47 @@ def test_a2a_sdk_tracing_is_off_unless_a_deployment_turns_it_on(setting: str | N
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
                          check=True).stdout.split()
     assert out == ["True", traced]
+
+
+async def test_an_agent_that_reads_no_history_keeps_none() -> None:
+    """`history_turns=0` (web, file and report agents): no history is read or written for a request."""
+
+    class CountingStore(MemoryConversationStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[str] = []
+
+        async def history(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            self.calls.append("history")
+            return await super().history(*args, **kwargs)
+
+        async def append(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            self.calls.append("append")
+            return await super().append(*args, **kwargs)
+
+    seen: list[int] = []
+
+    async def handler(request: AgentRequest, progress: Progress) -> AgentReply:
+        seen.append(len(request.history))
+        return AgentReply(text="ok", data={"status": "ok"})
+
+    servers, agents, stores = [], [], []
+    for turns in (0, 10):
+        store = CountingStore()
+        sock = bind_socket("127.0.0.1", 0)
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        card = make_card("probe", "test agent", url, [{"id": "echo", "description": "echo"}])
+        app = build_agent_app(card, HubAgentExecutor("probe", handler, history_turns=turns, store=store),
+                              database_url=None)
+        servers.append(asyncio.create_task(serve_app(app, sock)))
+        agents.append(RemoteAgent(url))
+        stores.append(store)
+    try:
+        for agent in agents:
+            for text in ("one", "two"):
+                assert (await agent.ask(text, context_id="conv")).text == "ok"
+        assert seen == [0, 0, 0, 2]
+        assert stores[0].calls == [] and stores[1].calls == ["history", "append"] * 2
+    finally:
+        for server in servers:
+            server.cancel()
