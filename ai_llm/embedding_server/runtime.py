@@ -279,6 +279,14 @@ def export_dir(data_dir: Path, revision: str) -> Path:
     return data_dir / "embedding_models" / f"{MODEL_ID}-{revision}-v{EXPORT_FORMAT}"
 
 
+#: The model file each exported runtime loads, in `export_dir`.
+MODEL_FILES: dict[str, str] = {"onnx": "model.onnx", "onnx-int8": "model-int8.onnx", "bf16": "model-bf16.pt"}
+
+
+def model_file(data_dir: Path, revision: str, runtime: str) -> Path:
+    return export_dir(data_dir, revision) / MODEL_FILES[runtime]
+
+
 def _atomic_path(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.tmp")
 
@@ -406,8 +414,8 @@ def ensure_onnx_model(data_dir: Path, runtime: Runtime = "onnx", revision: str |
     """The exported model file for `runtime`, built from the shipped weights when missing or unreadable."""
     revision = revision or model_revision()
     folder = export_dir(data_dir, revision)
-    fp32 = folder / "model.onnx"
-    target = fp32 if runtime == "onnx" else folder / "model-int8.onnx"
+    fp32 = model_file(data_dir, revision, "onnx")
+    target = model_file(data_dir, revision, runtime)
     if _loadable(target):
         return target
     torch_encoder: TorchEncoder | None = None
@@ -450,7 +458,7 @@ def ensure_bf16_model(data_dir: Path, revision: str | None = None) -> Path:
     """The bf16 TorchScript file, traced from the shipped weights when missing or unreadable."""
     revision = revision or model_revision()
     folder = export_dir(data_dir, revision)
-    target = folder / "model-bf16.pt"
+    target = model_file(data_dir, revision, "bf16")
     if not _loadable(target):
         folder.mkdir(parents=True, exist_ok=True)
         log.info("tracing %s with bfloat16 weights under %s (first use; offline, from the shipped weights)",
@@ -485,8 +493,7 @@ def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -
         try:
             return build()
         except Exception as exc:  # a truncated or corrupt file: rebuild it once
-            folder = export_dir(data_dir, revision)
-            path = folder / {"bf16": "model-bf16.pt", "onnx": "model.onnx"}.get(runtime, "model-int8.onnx")
+            path = model_file(data_dir, revision, runtime)
             if not path.is_file():
                 raise
             log.warning("unreadable model file %s (%s); rebuilding it", path, exc)
