@@ -34,6 +34,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -313,6 +314,20 @@ def _pooled(transformer: Any) -> Any:
     return Pooled(transformer).eval()
 
 
+def _keep_if_close(tmp: Path, target: Path, load: Callable[[Path], Encoder], reference: Encoder, floor: float,
+                   what: str) -> float:
+    """Move the export `tmp` to `target` when its vectors are within `floor` (cosine) of `reference`'s on
+    `PROBES`; else remove it and raise `RuntimeError`. Returns the smallest probe cosine."""
+    try:
+        min_cos = probe_cosine(load(tmp), reference)
+        if min_cos < floor:
+            raise RuntimeError(f"{what} differs from torch (probe cosine {min_cos:.6f})")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return min_cos
+
+
 def export_onnx(target: Path, torch_encoder: TorchEncoder | None = None) -> dict[str, Any]:
     """Export the shipped model (transformer + mean pooling + normalisation) to `target`, offline.
 
@@ -339,14 +354,8 @@ def export_onnx(target: Path, torch_encoder: TorchEncoder | None = None) -> dict
         torch.onnx.export(_pooled(transformer), (sample, sample, torch.zeros_like(sample)), str(tmp),
                           input_names=["input_ids", "attention_mask", "token_type_ids"],
                           output_names=["embedding"], dynamic_axes=dynamic, opset_version=17, dynamo=False)
-    try:
-        candidate = OnnxEncoder(tmp, "probe", "onnx")
-        min_cos = probe_cosine(candidate, reference)
-        if min_cos < EXPORT_MIN_COSINE:
-            raise RuntimeError(f"exported ONNX model differs from torch (probe cosine {min_cos:.6f})")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    min_cos = _keep_if_close(tmp, target, lambda path: OnnxEncoder(path, "probe", "onnx"), reference,
+                             EXPORT_MIN_COSINE, "exported ONNX model")
     return {"export_seconds": round(time.perf_counter() - started, 2), "probe_min_cosine": float(min_cos)}
 
 
@@ -370,14 +379,8 @@ def export_bf16(target: Path, torch_encoder: TorchEncoder | None = None) -> dict
         traced = torch.jit.trace(_pooled(transformer), (sample, sample, torch.zeros_like(sample)),
                                  check_trace=False)
         torch.jit.save(torch.jit.freeze(traced), str(tmp))
-    try:
-        candidate = TorchScriptEncoder(tmp, "probe", "bf16")
-        min_cos = probe_cosine(candidate, reference)
-        if min_cos < BF16_MIN_COSINE:
-            raise RuntimeError(f"bf16 model differs from torch (probe cosine {min_cos:.6f})")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    min_cos = _keep_if_close(tmp, target, lambda path: TorchScriptEncoder(path, "probe", "bf16"), reference,
+                             BF16_MIN_COSINE, "bf16 model")
     return {"bf16_export_seconds": round(time.perf_counter() - started, 2), "bf16_probe_min_cosine": float(min_cos)}
 
 
