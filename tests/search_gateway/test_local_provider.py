@@ -51,6 +51,23 @@ async def test_nonsense_scores_below_good_match_on_hotpotqa_sized_vocabulary(tmp
     assert bad and max(r.score for r in bad) < 0.5
 
 
+async def test_domain_filters_still_fill_the_count_and_only_returned_pages_get_a_snippet(tmp_path: Path) -> None:
+    pages = [{"url": f"https://{'blocked' if i < 6 else 'open'}.example/{i}", "title": f"Harbour report {i}",
+              "content": f"Harbour report {i}. The harbour moved {i} million containers. Weather was calm."}
+             for i in range(20)]
+    provider = LocalCorpusProvider(write_corpus(tmp_path / "c.jsonl", pages))
+    request = SearchRequest(query="harbour containers report", max_results=4, exclude_domains=("blocked.example",))
+    results = await provider.search(request)
+    assert len(results) == 4 and all(r.source == "open.example" for r in results)
+    assert all("containers" in r.snippet for r in results)
+    # The snippet is the costly part (a page's sentences are split on first use): pages not returned have none.
+    returned = {r.url for r in results}
+    assert all((page._sentences is not None) == (page.url in returned) for page in provider.pages)
+    only = await provider.search(SearchRequest(query="harbour containers report", max_results=3,
+                                               include_domains=("blocked.example",)))
+    assert len(only) == 3 and all(r.source == "blocked.example" for r in only)
+
+
 async def test_time_range_drops_old_dated_pages(corpus: Path) -> None:
     provider = LocalCorpusProvider(corpus)
     everything = await provider.search(SearchRequest(query="Port of Busan container cargo"))

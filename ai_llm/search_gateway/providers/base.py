@@ -56,17 +56,15 @@ def parse_date(value: str | None) -> datetime | None:
     return None
 
 
+def passes_filters(url: str, host: str, request: SearchRequest) -> bool:
+    """Whether a result at `url` (on `host`) passes the request's domain filters and is a web URL."""
+    if request.include_domains and not any(host == d or host.endswith("." + d) for d in request.include_domains):
+        return False
+    if any(host == d or host.endswith("." + d) for d in request.exclude_domains):
+        return False
+    return bool(url) and url.startswith(("http://", "https://"))
+
+
 def filter_results(results: list[SearchResult], request: SearchRequest) -> list[SearchResult]:
     """Apply domain filters and the result count, whatever the provider honoured itself."""
-    out = []
-    for result in results:
-        host = result.source
-        if request.include_domains and not any(host == d or host.endswith("." + d)
-                                               for d in request.include_domains):
-            continue
-        if any(host == d or host.endswith("." + d) for d in request.exclude_domains):
-            continue
-        if not result.url or not result.url.startswith(("http://", "https://")):
-            continue
-        out.append(result)
-    return out[: request.max_results]
+    return [result for result in results if passes_filters(result.url, result.source, request)][: request.max_results]

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.text import split_sentences, tokenize
-from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult
-from ai_llm.search_gateway.providers.base import parse_date, range_cutoff
+from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult, domain_of
+from ai_llm.search_gateway.providers.base import parse_date, passes_filters, range_cutoff
 
 K1 = 1.2
 B = 0.75
@@ -184,11 +184,15 @@ class LocalCorpusProvider:
                 published = parse_date(page.published_at)
                 if published is None or published >= cutoff:
                     allowed.add(idx)
-        # Over-fetch so that domain filters applied afterwards still leave enough hits.
-        hits = self.index.search(request.query, request.max_results * 3 + 10, allowed)
-        return [
-            SearchResult(title=self.pages[idx].title, url=self.pages[idx].url,
-                         snippet=snippet_for(self.pages[idx], request.query), score=score,
-                         published_at=self.pages[idx].published_at)
-            for idx, score in hits
-        ]
+        # Over-fetch so that the domain filters still leave enough hits; a snippet (the costly part: a page's
+        # sentences are split and tokenised on its first use) is made only for the hits kept.
+        results: list[SearchResult] = []
+        for idx, score in self.index.search(request.query, request.max_results * 3 + 10, allowed):
+            page = self.pages[idx]
+            if not passes_filters(page.url, domain_of(page.url), request):
+                continue
+            results.append(SearchResult(title=page.title, url=page.url, snippet=snippet_for(page, request.query),
+                                        score=score, published_at=page.published_at))
+            if len(results) == request.max_results:
+                break
+        return results
