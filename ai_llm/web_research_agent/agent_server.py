@@ -7,6 +7,7 @@ carry `skill`, `language` (`ko`/`en`) and `depth` (`auto`, `snippets`, `pages`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -57,6 +58,9 @@ def create_app(deps: HubDeps, url: str, agent: WebResearchAgent | None = None) -
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        from ai_llm.web_research_agent import fact_verification
+
+        await asyncio.to_thread(fact_verification.warm_up)  # at start, not in the first verification
         try:
             yield
         finally:

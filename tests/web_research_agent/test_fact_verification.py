@@ -129,6 +129,16 @@ def test_extraction_picks_the_figure_not_the_date() -> None:
     assert metric_of("Verify the Varnland GDP growth rate for Q3 2026") == "varnland gdp growth rate"
 
 
+def test_rules_are_parsed_once_per_version_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text("min_sources: 2\ntiers: {1: [a.gov]}\n", encoding="utf-8")
+    first = FactRules.load(path)
+    assert FactRules.load(path) is first and first.min_sources == 2  # unchanged file: not parsed again
+    path.write_text("min_sources: 3\ntiers: {1: [a.gov, b.gov]}\n", encoding="utf-8")
+    second = FactRules.load(path)
+    assert second is not first and second.min_sources == 3 and second.tiers[1] == ["a.gov", "b.gov"]
+
+
 def test_rules_file_errors_are_clear(tmp_path: Path) -> None:
     bad = tmp_path / "rules.yaml"
     bad.write_text("tiers: [1, 2]\n", encoding="utf-8")
