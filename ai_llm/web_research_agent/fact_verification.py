@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ from ai_llm.common.runtime import HubDeps
 from ai_llm.common.text import content_words, is_korean, normalize, split_sentences, tokenize
 from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit, SearchToolset, ToolsUnavailable
 from ai_llm.web_research_agent.numbers import CHANGE_UNITS, ParsedNumber, agree, find_numbers, format_number
+
+log = logging.getLogger(__name__)
 
 RULES_PATH = Path(__file__).with_name("fact_rules.yaml")
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)  # bundled list: no network
@@ -96,10 +99,11 @@ class FactRules:
     blocklist: list[str] = field(default_factory=list)
 
     @classmethod
-    def load(cls, path: Path = RULES_PATH) -> FactRules:
-        """The rules in `path`, parsed once per version of the file (its size and modification time): a
-        verification reads them on every request, and parsing the YAML took 3–4 ms each time. The result is
-        shared: treat it as read-only (`with_sites` returns a new one)."""
+    def load(cls, path: Path | None = None) -> FactRules:
+        """The rules in `path` (default `RULES_PATH`), parsed once per version of the file (its size and
+        modification time): a verification reads them on every request, and parsing the YAML took 3–4 ms each
+        time. The result is shared: treat it as read-only (`with_sites` returns a new one)."""
+        path = path or RULES_PATH
         try:
             stat = path.stat()
         except OSError as exc:
@@ -166,9 +170,13 @@ _LOADED: dict[str, tuple[tuple[str, int, int], FactRules]] = {}
 
 def warm_up() -> None:
     """Build what the first verification would otherwise build inside a request: the public-suffix trie
-    (≈ 20 ms of CPU) and the parsed rules."""
+    (≈ 20 ms of CPU) and the parsed rules. A rules file that cannot be read is left for the verification to
+    report: web research does not depend on it."""
     host_and_domain("https://www.example.co.uk/")
-    FactRules.load()
+    try:
+        FactRules.load()
+    except RulesError as exc:
+        log.warning("fact rules not loaded at start: %s", exc)
 
 
 def host_and_domain(url: str) -> tuple[str, str]:

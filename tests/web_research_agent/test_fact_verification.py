@@ -139,6 +139,22 @@ def test_rules_are_parsed_once_per_version_of_the_file(tmp_path: Path) -> None:
     assert second is not first and second.min_sources == 3 and second.tiers[1] == ["a.gov", "b.gov"]
 
 
+def test_a_broken_rules_file_does_not_stop_the_warm_up(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """The web agent warms fact verification at start; a bad rules file is the verification's error to report,
+    not a reason for web research not to start."""
+    from ai_llm.web_research_agent import fact_verification
+
+    bad = tmp_path / "rules.yaml"
+    bad.write_text("tiers: [1, 2]\n", encoding="utf-8")
+    monkeypatch.setattr(fact_verification, "RULES_PATH", bad)
+    with caplog.at_level("WARNING"):
+        fact_verification.warm_up()
+    assert "fact rules not loaded at start" in caplog.text
+    with pytest.raises(RulesError):
+        FactRules.load()
+
+
 def test_rules_file_errors_are_clear(tmp_path: Path) -> None:
     bad = tmp_path / "rules.yaml"
     bad.write_text("tiers: [1, 2]\n", encoding="utf-8")
