@@ -140,12 +140,25 @@ def kill_and_wait(pid: int) -> None:
 
 
 def hold_port(port: int) -> socket.socket:
-    """Listen on `port`, so that a process restarted on it fails to bind (a real, repeatable crash)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past the killed server's TIME_WAITs
-    sock.bind(("127.0.0.1", port))
-    sock.listen(1)
-    return sock
+    """Listen on `port`, so that a process restarted on it fails to bind (a real, repeatable crash).
+
+    A killed server's leader thread turns zombie (what `kill_and_wait` sees) before its other threads have
+    exited and its descriptors are closed, so its listening socket can outlive it by a few milliseconds: the
+    bind is retried meanwhile (well inside the launcher's 0.5 s before a restart)."""
+    deadline = time.monotonic() + 0.3
+    while True:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past the killed server's TIME_WAITs
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+            continue
+        sock.listen(1)
+        return sock
 
 
 def test_launcher_starts_everything_and_stops_everything(data_dir: Path) -> None:
