@@ -62,6 +62,21 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
+def _wait_model_loaded(info: dict[str, Any], timeout_s: float) -> None:
+    """Until the hub's embedding server says its model is loaded (`/healthz` ready), or `timeout_s`."""
+    import httpx
+
+    url = info.get("services", {}).get("embedding_server", {}).get("url")
+    deadline = time.perf_counter() + timeout_s
+    while url and time.perf_counter() < deadline:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2.0).json().get("ready"):
+                return
+        except (httpx.HTTPError, ValueError):
+            pass
+        time.sleep(0.2)
+
+
 def _launch_once(data_dir: Path, only: str | None, timeout_s: float = 300.0) -> dict[str, Any]:
     ready = data_dir / "ready.json"
     ready.unlink(missing_ok=True)
@@ -80,9 +95,12 @@ def _launch_once(data_dir: Path, only: str | None, timeout_s: float = 300.0) -> 
                 raise TimeoutError("hub did not become ready")
             time.sleep(0.05)
         elapsed = time.perf_counter() - started
-        time.sleep(3.0)  # let the embedding model finish loading: idle RSS includes it
-        rss = _tree_rss(proc.pid)
         info = json.loads(ready.read_text())
+        # Idle means the embedding model is loaded (a first start makes its files first, in a child process
+        # whose memory is gone once it is done): measure then, not at a fixed delay.
+        _wait_model_loaded(info, timeout_s)
+        time.sleep(1.0)
+        rss = _tree_rss(proc.pid)
         return {"ready_s": elapsed, "rss_bytes": rss, "timings_s": info.get("timings_s", {})}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -471,6 +471,45 @@ def ensure_bf16_model(data_dir: Path, revision: str | None = None) -> Path:
     return target
 
 
+def needed_files(runtime: Runtime, data_dir: Path, revision: str) -> list[Path]:
+    """The model files `runtime` (`auto` resolved) loads; empty for torch, which loads the shipped weights."""
+    runtime = resolve_runtime(runtime)
+    names = {"bf16": ["bf16", "onnx-int8"], "onnx": ["onnx"], "onnx-int8": ["onnx-int8"]}.get(runtime, [])
+    return [model_file(data_dir, revision, name) for name in names]
+
+
+def export_models(runtime: Runtime, data_dir: Path) -> None:
+    """Make the model files `runtime` needs (what `python -m ai_llm.embedding_server.runtime` runs)."""
+    runtime = resolve_runtime(runtime)
+    revision = model_revision()
+    if runtime == "bf16":
+        ensure_bf16_model(data_dir, revision)
+    if runtime in ("bf16", "onnx-int8", "onnx"):
+        ensure_onnx_model(data_dir, "onnx" if runtime == "onnx" else "onnx-int8", revision)
+
+
+def export_in_child(runtime: Runtime, data_dir: Path, timeout_s: float = 900.0) -> bool:
+    """Make missing model files in a child process, so that the serving process never holds what an export
+    loads (sentence-transformers and the fp32 torch model: the server held 1,051 MB after an in-process export,
+    451 MB after loading the files). True when every file is there afterwards; on failure the caller's
+    `load_encoder` tries in-process and falls back as usual."""
+    import subprocess
+    import sys
+
+    if all(_loadable(path) for path in needed_files(runtime, data_dir, model_revision())):
+        return True
+    log.info("making the %s model files under %s in a child process (first use)", runtime, data_dir)
+    try:
+        done = subprocess.run([sys.executable, "-m", "ai_llm.embedding_server.runtime", str(runtime), str(data_dir)],
+                              timeout=timeout_s, check=False, capture_output=True, text=True)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        log.warning("model export in a child process failed: %s", exc)
+        return False
+    if done.returncode != 0:
+        log.warning("model export in a child process failed (exit %s): %s", done.returncode, done.stderr[-2000:])
+    return all(_loadable(path) for path in needed_files(runtime, data_dir, model_revision()))
+
+
 def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -> Encoder:
     """The encoder for `runtime` (`auto`: see `resolve_runtime`) with `threads` inference threads per batch
     (default: every core); an exported runtime that cannot be built or loaded falls back to torch."""
@@ -505,3 +544,10 @@ def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -
     except Exception as exc:
         log.warning("runtime %s unavailable (%s: %s); falling back to torch", runtime, type(exc).__name__, exc)
         return TorchEncoder(revision, threads)
+
+
+if __name__ == "__main__":  # `export_in_child`'s child: python -m ai_llm.embedding_server.runtime RUNTIME DATA_DIR
+    import sys
+
+    logging.basicConfig(level=logging.INFO)
+    export_models(sys.argv[1], Path(sys.argv[2]))  # type: ignore[arg-type]

@@ -36,7 +36,14 @@ from pydantic import BaseModel, Field
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import Settings
 from ai_llm.embedding_server.batching import EmbeddingEngine
-from ai_llm.embedding_server.runtime import MODEL_ID, Encoder, Runtime, cpu_cores, load_encoder
+from ai_llm.embedding_server.runtime import (
+    MODEL_ID,
+    Encoder,
+    Runtime,
+    cpu_cores,
+    export_in_child,
+    load_encoder,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +100,7 @@ class ModelHolder:
         started = time.perf_counter()
         try:
             data_dir = self.config.data_dir or Settings.model_fields["data_dir"].default
+            export_in_child(self.config.runtime, data_dir)  # a first start exports outside this process
             self._encoder = load_encoder(self.config.runtime, data_dir, threads=self.config.threads)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model ready: %s in %.1f s", self._encoder.model_key, self.load_seconds)

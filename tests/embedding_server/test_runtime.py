@@ -23,9 +23,11 @@ from ai_llm.embedding_server.runtime import (
     ensure_bf16_model,
     ensure_onnx_model,
     export_dir,
+    export_in_child,
     load_encoder,
     model_revision,
     native_bf16,
+    needed_files,
     resolve_runtime,
 )
 
@@ -126,6 +128,33 @@ def test_corrupt_bf16_file_is_rebuilt(tmp_path: Path, data_dir: Path, monkeypatc
     encoder = load_encoder("bf16", tmp_path)
     assert isinstance(encoder, TorchScriptEncoder) and len(exports) == 2
     assert encoder.encode(["hello"]).shape == (1, 384)
+
+
+def test_missing_model_files_are_made_in_a_child_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's first start exports in a child, so it never holds sentence-transformers and the fp32 model."""
+    import subprocess
+
+    revision = model_revision()
+    assert not any(path.exists() for path in needed_files("onnx-int8", tmp_path, revision))
+    assert export_in_child("onnx-int8", tmp_path) is True
+    assert all(path.stat().st_size > 1_000_000 for path in needed_files("onnx-int8", tmp_path, revision))
+    assert load_encoder("onnx-int8", tmp_path).encode(["hello"]).shape == (1, 384)
+
+    def no_child(*_: object, **__: object) -> None:
+        raise AssertionError("files present: no child process expected")
+
+    monkeypatch.setattr(subprocess, "run", no_child)
+    assert export_in_child("onnx-int8", tmp_path) is True
+
+
+def test_a_failed_child_export_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    import sys
+
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    with caplog.at_level("WARNING"):
+        assert export_in_child("onnx", tmp_path) is False  # load_encoder then tries in-process, as before
+    assert "failed (exit 1)" in caplog.text
 
 
 def test_model_key_names_the_revision_and_runtime(torch_encoder: TorchEncoder) -> None:
