@@ -53,7 +53,7 @@ class WriteOnStateChange(TaskStore):
 
     def __init__(self, inner: TaskStore) -> None:
         self.inner = inner
-        self._written_state: dict[str, int] = {}
+        self._running: set[str] = set()  # tasks whose last write was submitted or working
         self._kept: dict[str, Task] = {}
         self._absent: dict[str, float] = {}
         self.writes = 0
@@ -61,7 +61,7 @@ class WriteOnStateChange(TaskStore):
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         state = task.status.state
-        if state == TaskState.TASK_STATE_WORKING and self._written_state.get(task.id) in _RUNNING:
+        if state == TaskState.TASK_STATE_WORKING and task.id in self._running:
             copy = Task()
             copy.CopyFrom(task)
             self._kept[task.id] = copy
@@ -72,9 +72,9 @@ class WriteOnStateChange(TaskStore):
         self._absent.pop(task.id, None)
         self._kept.pop(task.id, None)
         if state in _RUNNING:
-            self._written_state[task.id] = state
+            self._running.add(task.id)
         else:  # waiting or ended: the next save of this task (a follow-up) is written whatever its state
-            self._written_state.pop(task.id, None)
+            self._running.discard(task.id)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         kept = self._kept.get(task_id)
@@ -97,7 +97,7 @@ class WriteOnStateChange(TaskStore):
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
         self._kept.pop(task_id, None)
-        self._written_state.pop(task_id, None)
+        self._running.discard(task_id)
         await self.inner.delete(task_id, context)
 
 
