@@ -29,6 +29,7 @@ another model, revision or runtime are never served from it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -90,8 +91,10 @@ def model_dir() -> Path:
     return Path(get_model_path())
 
 
+@functools.cache
 def model_revision(path: Path | None = None) -> str:
-    """A short content hash of the shipped weights, config and tokenizer (the model's revision)."""
+    """A short content hash of the shipped weights, config and tokenizer (the model's revision). Kept per
+    process: hashing the 91 MB of weights costs 0.1 s, and a start asks for it three times."""
     path = path or model_dir()
     digest = hashlib.sha256()
     for name in ("model.safetensors", "config.json", "tokenizer.json"):
@@ -471,21 +474,24 @@ def ensure_bf16_model(data_dir: Path, revision: str | None = None) -> Path:
     return target
 
 
+#: The model files each exported runtime loads (bf16 sends short texts to the int8 model).
+RUNTIME_FILES: dict[str, tuple[Runtime, ...]] = {"bf16": ("bf16", "onnx-int8"), "onnx": ("onnx",),
+                                             "onnx-int8": ("onnx-int8",)}
+
+
 def needed_files(runtime: Runtime, data_dir: Path, revision: str) -> list[Path]:
     """The model files `runtime` (`auto` resolved) loads; empty for torch, which loads the shipped weights."""
-    runtime = resolve_runtime(runtime)
-    names = {"bf16": ["bf16", "onnx-int8"], "onnx": ["onnx"], "onnx-int8": ["onnx-int8"]}.get(runtime, [])
-    return [model_file(data_dir, revision, name) for name in names]
+    return [model_file(data_dir, revision, name) for name in RUNTIME_FILES.get(resolve_runtime(runtime), ())]
 
 
 def export_models(runtime: Runtime, data_dir: Path) -> None:
     """Make the model files `runtime` needs (what `python -m ai_llm.embedding_server.runtime` runs)."""
-    runtime = resolve_runtime(runtime)
     revision = model_revision()
-    if runtime == "bf16":
-        ensure_bf16_model(data_dir, revision)
-    if runtime in ("bf16", "onnx-int8", "onnx"):
-        ensure_onnx_model(data_dir, "onnx" if runtime == "onnx" else "onnx-int8", revision)
+    for name in RUNTIME_FILES.get(resolve_runtime(runtime), ()):
+        if name == "bf16":
+            ensure_bf16_model(data_dir, revision)
+        else:
+            ensure_onnx_model(data_dir, name, revision)
 
 
 def export_in_child(runtime: Runtime, data_dir: Path, timeout_s: float = 900.0) -> bool:
