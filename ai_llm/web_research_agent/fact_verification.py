@@ -108,12 +108,12 @@ class FactRules:
             stat = path.stat()
         except OSError as exc:
             raise RulesError(f"cannot read fact rules {path}: {exc}") from exc
-        version = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-        cached = _LOADED.get(version[0])
+        key, version = str(path.resolve()), (stat.st_mtime_ns, stat.st_size)
+        cached = _LOADED.get(key)
         if cached is not None and cached[0] == version:
             return cached[1]
         rules = cls._parse(path)
-        _LOADED[version[0]] = (version, rules)
+        _LOADED[key] = (version, rules)
         return rules
 
     @classmethod
@@ -164,8 +164,8 @@ class FactRules:
         return any(self._matches(host, domain, e) for e in self.blocklist)
 
 
-#: Rules parsed per file: path -> ((path, mtime_ns, size), rules).
-_LOADED: dict[str, tuple[tuple[str, int, int], FactRules]] = {}
+#: Rules parsed per file: path -> ((mtime_ns, size), rules).
+_LOADED: dict[str, tuple[tuple[int, int], FactRules]] = {}
 
 
 def warm_up() -> None:
