@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ai_llm.common.cli_output import emit
+from ai_llm.evals.backend.census import read_counters
 from ai_llm.evals.backend.hub import offline_hub
 from ai_llm.evals.backend.load import DEFAULT_EVAL_DATA, DEFAULT_PDF, parse_levels, run_bench, text_report
 from ai_llm.evals.backend.profile import hub_processes
@@ -37,6 +38,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         kill_replica: Annotated[str | None, typer.Option(help="kill -9 the last replica of this agent (e.g. rag) "
                                                               "--kill-after seconds into the first level")] = None,
         kill_after: Annotated[float, typer.Option(help="seconds into the first level for --kill-replica")] = 2.0,
+        census: Annotated[bool, typer.Option(help="count the work of each chat (Postgres transactions, A2A "
+                                                  "tasks, search calls, embedding texts); waits 11 s around "
+                                                  "each level for Postgres' statistics")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Concurrent chats through /api/chat against an offline hub: chats/s, first-status and answer
@@ -62,11 +66,16 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                 replica = counts[victim]
                 return {"agent": victim, "replica": replica, "pid": hub.launcher.kill(victim, replica=replica)}
 
+            def count() -> dict[str, float]:
+                assert hub.launcher.database_url is not None
+                return read_counters(hub.launcher.database_url, hub.urls.get("embedding_server"))
+
             result = asyncio.run(run_bench(hub.backend_url, hub.urls["orchestrator"], pdf_path, levels,
                                            hub.launcher.settings.hub_token,
                                            baseline_chats=baseline, processes=hub_processes(hub),
                                            profile_dir=profile, profile_chats=profile_chats,
-                                           kill=kill if victim else None, kill_after_s=kill_after))
+                                           kill=kill if victim else None, kill_after_s=kill_after,
+                                           census=count if census else None))
             result["startup_s"] = round(hub.startup_s, 2)
             result["replicas"] = counts
             if logs is not None:

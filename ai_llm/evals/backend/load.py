@@ -19,6 +19,7 @@ import typer
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.events import StatusEvent
 from ai_llm.common.settings import PROJECT_ROOT
+from ai_llm.evals.backend.census import per_chat
 from ai_llm.evals.backend.hub import upload_and_wait
 from ai_llm.evals.backend.profile import cpu_seconds, start_profilers, stop_profilers
 from backend.api.state import CONNECT_TIMEOUT_S
@@ -157,9 +158,12 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: 
                     token: str | None, *, baseline_chats: int = 0,
                     processes: dict[str, int] | None = None, profile_dir: Path | None = None,
                     profile_chats: int = 0, kill: Callable[[], dict[str, Any]] | None = None,
-                    kill_after_s: float = 2.0) -> dict[str, Any]:
+                    kill_after_s: float = 2.0,
+                    census: Callable[[], dict[str, float]] | None = None) -> dict[str, Any]:
     """Run each level of concurrent chats; `kill`, when given, is called `kill_after_s` into the first level
-    (a replica killed mid-run: every chat must still be answered)."""
+    (a replica killed mid-run: every chat must still be answered); `census`, when given, reads the hub's work
+    counters (`census.read_counters`) before and after each level, and each level reports their growth per
+    chat as `work_per_chat`."""
     timeout = httpx.Timeout(900.0, connect=30.0)
     headers = {"Authorization": f"Bearer {token}"} if token else {}  # the backend needs the token when set
     result: dict[str, Any] = {"pdf": pdf.name, "levels": []}
@@ -180,6 +184,7 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: 
         warm = load_questions(pdf.name, 3)  # one of each kind: warms every agent's path
         warmups = await asyncio.gather(*(backend_chat(http, q, kind) for kind, q in warm))
         result["warmup_answered"] = all(w["answered"] for w in warmups)
+        counters = await asyncio.to_thread(census) if census is not None else None
         for n in levels:
             questions = load_questions(pdf.name, n)
             cpu_before = cpu_seconds(processes or {})
@@ -205,6 +210,10 @@ async def run_bench(backend_url: str, orchestrator_url: str, pdf: Path, levels: 
                        "stages": stage_breakdown(runs), "cpu_s": cpu}
             if profiles:
                 summary["profile"] = profiles
+            if census is not None and counters is not None:
+                after = await asyncio.to_thread(census)
+                summary["work_per_chat"] = per_chat(counters, after, n)
+                counters = after
             result["levels"].append(summary)
         if baseline_chats:
             orchestrator = RemoteAgent(orchestrator_url, token=token, timeout_s=900.0,
@@ -244,6 +253,10 @@ def text_report(result: dict[str, Any]) -> str:
              f" | answer p50 {level['answer_p50_ms']} / p95 {level['answer_p95_ms']} ms"
              f" | {level['status_events_per_chat']} status events per chat"
              for level in result["levels"]]
+    for level in result["levels"]:
+        if level.get("work_per_chat"):
+            lines.append(f"{level['chats']:>4} concurrent chats, work per chat: "
+                         + ", ".join(f"{name} {value}" for name, value in level["work_per_chat"].items()))
     lines.append(f"chats/s at saturation: {result['chats_per_s_at_saturation']}")
     if "baseline_direct_a2a" in result:
         d = result["baseline_direct_a2a"]
