@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.helpers.proto_helpers import new_message, new_text_part
 from a2a.types import Role, SendMessageRequest
@@ -101,13 +102,18 @@ def _stats(values: list[float]) -> dict[str, float]:
 
 
 async def hop_overhead(executor: PlanExecutor, name: str, n: int, *, bare_url: str, plain_url: str,
-                       nodelay: tuple[PlanExecutor, str] | None = None) -> dict[str, Any]:
+                       nodelay: tuple[PlanExecutor, str] | None = None,
+                       server_pids: dict[str, int] | None = None) -> dict[str, Any]:
     """The hop through `executor` to agent `name`, beside the floors, one call of each per round.
 
     Args:
         bare_url: a bare a2a-sdk echo agent (`bench_agent --mode bare`).
         plain_url: a plain HTTP echo server (`bench_agent --mode plain`).
         nodelay: the same hub agent served from a TCP_NODELAY socket (`--socket tcp`), with its executor.
+        server_pids: measure (`hop`, `a2a_sdk_echo`, `plain_http_echo`, `hop_nodelay_socket`) -> the pid of
+            the server it calls; each measure then also reports the CPU milliseconds per call of this process
+            (the caller) and of that server, summed over the calls and divided by their number (the servers
+            are idle between their own calls, as the calls run one at a time).
     """
     http = httpx.AsyncClient(timeout=30)  # kept alive, like the hub's shared pool
     try:
@@ -143,15 +149,27 @@ async def hop_overhead(executor: PlanExecutor, name: str, n: int, *, bare_url: s
         if nodelay is not None:
             measures["hop_nodelay_socket"] = hop_of(*nodelay)
         samples: dict[str, list[float]] = {key: [] for key in measures}
+        servers = {key: psutil.Process(pid) for key, pid in (server_pids or {}).items() if key in measures}
+        client_cpu = dict.fromkeys(measures, 0.0)
+        server_cpu = dict.fromkeys(servers, 0.0)
         for _ in range(3):  # warm-up: cards fetched, connections open
             for measure in measures.values():
                 await measure()
         for _ in range(n):  # interleaved: a busy moment of the machine weighs on every column alike
             for key, measure in measures.items():
+                server_before = _cpu_s(servers[key]) if key in servers else 0.0
+                started = time.process_time()
                 samples[key].append(await measure())
+                client_cpu[key] += time.process_time() - started
+                if key in servers:
+                    server_cpu[key] += _cpu_s(servers[key]) - server_before
     finally:
         await http.aclose()
-    stats = {key: _stats(values) for key, values in samples.items()}
+    stats: dict[str, dict[str, float]] = {key: _stats(values) for key, values in samples.items()}
+    for key in measures:
+        stats[key]["client_cpu_ms"] = round(client_cpu[key] / n * 1000, 2)
+        if key in server_cpu:
+            stats[key]["server_cpu_ms"] = round(server_cpu[key] / n * 1000, 2)
     hop, floor = stats["hop"], stats["a2a_sdk_echo"]
     goal_ms = max(10.0, floor["p50_ms"])
     report: dict[str, Any] = {
@@ -166,7 +184,15 @@ async def hop_overhead(executor: PlanExecutor, name: str, n: int, *, bare_url: s
     if "hop_nodelay_socket" in stats:
         report["nodelay_socket_p50_ms"] = stats["hop_nodelay_socket"]["p50_ms"]
         report["nodelay_socket_p95_ms"] = stats["hop_nodelay_socket"]["p95_ms"]
+    # CPU per call: what a hop costs the two cores under load, where wall time hides nothing of it.
+    report["cpu_ms_per_call"] = {key: {side: stats[key][f"{side}_cpu_ms"] for side in ("client", "server")
+                                       if f"{side}_cpu_ms" in stats[key]} for key in measures}
     return report
+
+
+def _cpu_s(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
 
 
 async def run_bench(ks: list[int], delay: float, repeats: int, hops: int) -> dict[str, Any]:
@@ -186,7 +212,10 @@ async def run_bench(ks: list[int], delay: float, repeats: int, hops: int) -> dic
             nodelay_executor = PlanExecutor({nodelay.name: RemoteAgent(nodelay.url or "", name=nodelay.name,
                                                                        timeout_s=60)}, step_timeout_s=60)
             hop = await hop_overhead(executor, instant.name, hops, bare_url=bare.url or "",
-                                     plain_url=plain.url or "", nodelay=(nodelay_executor, nodelay.name))
+                                     plain_url=plain.url or "", nodelay=(nodelay_executor, nodelay.name),
+                                     server_pids={"hop": instant.proc.pid, "a2a_sdk_echo": bare.proc.pid,
+                                                  "plain_http_echo": plain.proc.pid,
+                                                  "hop_nodelay_socket": nodelay.proc.pid})
         finally:
             for child in children:
                 stop_child(child)

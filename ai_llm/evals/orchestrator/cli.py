@@ -81,4 +81,6 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                      f"bare a2a-sdk echo p50 {hop['a2a_sdk_echo_p50_ms']} ms, p95 {hop['a2a_sdk_echo_p95_ms']} ms; "
                      f"plain HTTP echo p50 {hop['plain_http_p50_ms']} ms, p95 {hop['plain_http_p95_ms']} ms "
                      f"(goal p50 <= {hop['goal_p50_ms']} ms: {'met' if hop['goal_met'] else 'not met'})")
+        lines.append("CPU ms per call (caller / server): " + "; ".join(
+            f"{key} {cpu.get('client')} / {cpu.get('server')}" for key, cpu in hop["cpu_ms_per_call"].items()))
         emit(report, as_json, "\n".join(lines))

@@ -81,3 +81,9 @@ async def test_bench_runs_against_real_sleeping_agents() -> None:
     assert fan["k"] == 2 and fan["ratio"] > 0 and fan["serial_baseline_ratio"] > 0
     assert fan["slowest_step_ms"] >= 300  # each step includes the agent's 0.3 s sleep
     assert report["hop"]["n"] == 3 and report["hop"]["overhead_p95_ms"] >= report["hop"]["overhead_p50_ms"]
+    # CPU per call for each measure, the caller's and the server's (a server's is read in clock ticks, so
+    # three calls may round to zero; the caller's is this process's CPU clock).
+    cpu = report["hop"]["cpu_ms_per_call"]
+    assert set(cpu) == {"hop", "a2a_sdk_echo", "plain_http_echo", "hop_nodelay_socket"}
+    for measure in cpu.values():
+        assert measure["client"] > 0 and measure["server"] >= 0
