@@ -47,6 +47,7 @@ from ai_llm.common.process import (
     ForkedProcess,
     ProcessDied,
     fork_module,
+    freeze_heap,
     pid_alive,
     start_module,
     stop_child,
@@ -333,6 +334,7 @@ class Launcher:
         background = [(i, self._start(i)) for i in selected if i.service.phase == 0]
         if self.fork:
             self.preload(self.selected())
+            freeze_heap()  # the children share the preloaded libraries; their collections leave them be
         for phase in (1, 2, 3):
             instances = [i for i in selected if i.service.phase == phase]
             if not instances:

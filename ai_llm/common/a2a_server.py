@@ -65,6 +65,7 @@ from ai_llm.common.conversation_store import AgentState, ConversationStore, Memo
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
 from ai_llm.common.http_guard import HostOriginGuard
+from ai_llm.common.process import freeze_heap
 from ai_llm.common.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -397,8 +398,17 @@ def free_port(host: str = "127.0.0.1") -> int:
 async def serve_app(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
     """Serve an ASGI app on a bound socket until cancelled or signalled (httptools parses HTTP when installed)."""
     config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
+    server = _Server(config)
     await server.serve(sockets=[sock])
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, which freezes the heap (`freeze_heap`) once the app has started."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if not self.should_exit:
+            freeze_heap()
 
 
 def run_server(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:

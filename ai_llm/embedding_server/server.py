@@ -34,6 +34,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from ai_llm.common.http_guard import HostOriginGuard
+from ai_llm.common.process import freeze_heap
 from ai_llm.common.settings import Settings
 from ai_llm.embedding_server.batching import EmbeddingEngine
 from ai_llm.embedding_server.runtime import (
@@ -104,6 +105,7 @@ class ModelHolder:
             self._encoder = load_encoder(self.config.runtime, data_dir, threads=self.config.threads)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model ready: %s in %.1f s", self._encoder.model_key, self.load_seconds)
+            freeze_heap()  # torch or ONNX Runtime, imported by the load, stays for the life of the process
         except BaseException as exc:  # surfaced to callers as a 503
             log.exception("embedding model failed to load")
             self._error = exc
