@@ -172,12 +172,16 @@ class Launcher:
         fork: fork pre-imported children (False: a fresh interpreter per process).
         policy: when `supervise` restarts a process and when it gives up on one.
         replicas: agent name -> number of replicas (see the module docstring; `parse_replicas`).
+        freeze_heap: freeze this process's heap after the pre-imports, before forking (`freeze_heap`), so that
+            the children's collections never walk, nor copy, the pages they share with it. For a process that
+            is the launcher (its command line, a benchmark), not a test that starts a hub in its own process.
     """
 
     def __init__(self, settings: Settings, only: set[str] | None = None, ephemeral: bool = False,
                  fork: bool = True, policy: RestartPolicy | None = None,
-                 replicas: dict[str, int] | None = None) -> None:
+                 replicas: dict[str, int] | None = None, freeze_heap: bool = False) -> None:
         self.settings = settings
+        self.freeze_heap = freeze_heap
         self.fork = fork and hasattr(os, "fork")
         self._preloaded: set[str] = set()
         self.only = only
@@ -334,7 +338,8 @@ class Launcher:
         background = [(i, self._start(i)) for i in selected if i.service.phase == 0]
         if self.fork:
             self.preload(self.selected())
-            freeze_heap()  # the children share the preloaded libraries; their collections leave them be
+            if self.freeze_heap:  # the children share the preloaded libraries; their collections leave them be
+                freeze_heap()
         for phase in (1, 2, 3):
             instances = [i for i in selected if i.service.phase == phase]
             if not instances:
@@ -496,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     policy = RestartPolicy(max_fast_crashes=max(1, args.max_crashes), crash_window_s=args.crash_window)
     try:
         launcher = Launcher(settings, only=only, ephemeral=args.ephemeral, fork=not args.no_fork,
-                            policy=policy, replicas=parse_replicas(args.replicas))
+                            policy=policy, replicas=parse_replicas(args.replicas), freeze_heap=True)
     except LaunchError as exc:
         print(str(exc), file=sys.stderr)
         return 2

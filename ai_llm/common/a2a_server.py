@@ -395,15 +395,20 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-async def serve_app(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
-    """Serve an ASGI app on a bound socket until cancelled or signalled (httptools parses HTTP when installed)."""
+async def serve_app(app: ASGIApp, sock: socket.socket, log_level: str = "warning", *,
+                    freeze: bool = False) -> None:
+    """Serve an ASGI app on a bound socket until cancelled or signalled (httptools parses HTTP when installed).
+
+    `freeze`: `freeze_heap` once the app has started — for a process that is this server and nothing else
+    (`run_server`); a test or a tool that serves an app in its own process keeps its heap as it is.
+    """
     config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=3)
-    server = _Server(config)
+    server = _FreezingServer(config) if freeze else uvicorn.Server(config)
     await server.serve(sockets=[sock])
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server, which freezes the heap (`freeze_heap`) once the app has started."""
+class _FreezingServer(uvicorn.Server):
+    """uvicorn's server, which freezes the process's heap (`freeze_heap`) once the app has started."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
@@ -412,16 +417,17 @@ class _Server(uvicorn.Server):
 
 
 def run_server(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
-    """A server process's main loop: `serve_app` on uvloop (libuv) when installed, else asyncio's loop.
+    """A server process's main loop: `serve_app` on uvloop (libuv) when installed, else asyncio's loop; the
+    process's heap is frozen once the app has started (`freeze_heap`).
 
     With httptools, about 12 % less CPU per A2A call than asyncio's loop with h11 (`benchmarks/README.md`).
     """
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a runtime requirement; a platform without it still runs
-        asyncio.run(serve_app(app, sock, log_level))
+        asyncio.run(serve_app(app, sock, log_level, freeze=True))
         return
-    uvloop.run(serve_app(app, sock, log_level))
+    uvloop.run(serve_app(app, sock, log_level, freeze=True))
 
 
 def base_url(host: str, port: int) -> str:

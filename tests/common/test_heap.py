@@ -1,4 +1,5 @@
-"""`freeze_heap`: a hub server freezes what its start-up made, and keeps collecting what comes later.
+"""`freeze_heap`: a hub server process freezes what its start-up made, and keeps collecting what comes later;
+an app served inside another process (a test, a tool) leaves that process's heap alone.
 
 Each check runs in a fresh interpreter: freezing is process-wide, and this test process's heap is not a
 server's. `gc.get_objects()` lists the objects the cyclic collector still walks; frozen ones are not in it.
@@ -6,15 +7,16 @@ server's. `gc.get_objects()` lists the objects the cyclic collector still walks;
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
 
-SERVE = textwrap.dedent("""
-    import asyncio, gc, json, socket
+APP = textwrap.dedent("""
+    import asyncio, gc, json, os, socket
     from contextlib import asynccontextmanager
     from starlette.applications import Starlette
-    from ai_llm.common.a2a_server import serve_app
+    from ai_llm.common.a2a_server import run_server, serve_app
 
     @asynccontextmanager
     async def lifespan(app):
@@ -25,42 +27,64 @@ SERVE = textwrap.dedent("""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
 
-    async def main():
-        frozen_before = gc.get_freeze_count()
-        server = asyncio.create_task(serve_app(app, sock))
-        while not hasattr(app.state, "made_at_start") or gc.get_freeze_count() == frozen_before:
-            await asyncio.sleep(0.01)
+    def report():
         made_later = [object()]
         walked = {id(o) for o in gc.get_objects()}
-        print(json.dumps({"frozen_before": frozen_before, "frozen_after": gc.get_freeze_count(),
+        print(json.dumps({"frozen": gc.get_freeze_count(),
                           "start_up_object_walked": id(app.state.made_at_start) in walked,
-                          "later_object_walked": id(made_later) in walked}))
-        server.cancel()
-
-    asyncio.run(asyncio.wait_for(main(), 60))
+                          "later_object_walked": id(made_later) in walked}), flush=True)
 """)
 
 
-def run_python(code: str) -> str:
+def run_python(code: str) -> dict[str, object]:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip().splitlines()[-1]
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
-def test_a_server_freezes_its_start_up_objects_once_started() -> None:
-    import json
+def test_a_server_process_freezes_its_start_up_objects_once_started() -> None:
+    """`run_server`, every hub process's main loop, freezes once the app's lifespan has run."""
+    result = run_python(APP + textwrap.dedent("""
+        async def watch():  # started by the app's lifespan: runs once the server is up
+            while gc.get_freeze_count() == 0:
+                await asyncio.sleep(0.01)
+            report()
+            os._exit(0)
 
-    result = json.loads(run_python(SERVE))
-    assert result["frozen_before"] == 0
-    assert result["frozen_after"] > 1000  # the libraries' objects, not a handful
+        @asynccontextmanager
+        async def lifespan_and_watch(app):
+            async with lifespan(app):
+                task = asyncio.create_task(watch())
+                yield
+
+        app.router.lifespan_context = lifespan_and_watch
+        run_server(app, sock)
+    """))
+    assert result["frozen"] > 1000  # type: ignore[operator]  # the libraries' objects, not a handful
     assert result["start_up_object_walked"] is False  # made by the app's lifespan: frozen with the rest
     assert result["later_object_walked"] is True  # made after start-up: still collected as usual
 
 
+def test_an_app_served_inside_another_process_leaves_its_heap_alone() -> None:
+    result = run_python(APP + textwrap.dedent("""
+        async def main():
+            server = asyncio.create_task(serve_app(app, sock))
+            while not hasattr(app.state, "made_at_start"):
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)  # well past the start-up
+            report()
+            server.cancel()
+
+        asyncio.run(main())
+    """))
+    assert result == {"frozen": 0, "start_up_object_walked": True, "later_object_walked": True}
+
+
 def test_freeze_heap_collects_start_up_garbage_before_freezing() -> None:
     """A reference cycle dropped during start-up is reclaimed, not frozen for the life of the process."""
-    out = run_python(textwrap.dedent("""
-        import gc, weakref
+    result = run_python(textwrap.dedent("""
+        import gc, json, weakref
         from ai_llm.common.process import freeze_heap
 
         class Node:
@@ -72,6 +96,7 @@ def test_freeze_heap_collects_start_up_garbage_before_freezing() -> None:
         gone = weakref.ref(a)
         del a, b
         freeze_heap()
-        print(gone() is None, gc.get_freeze_count() > 0)
+        print(json.dumps({"collected": gone() is None, "frozen": gc.get_freeze_count()}))
     """))
-    assert out == "True True"
+    assert result["collected"] is True
+    assert result["frozen"] > 0  # type: ignore[operator]

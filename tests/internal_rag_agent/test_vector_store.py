@@ -171,14 +171,22 @@ async def test_supabase_adapter_over_postgrest_rpc(postgrest_url: str, db: Datab
         await store.close()
 
 
-async def test_supabase_adapter_reports_rpc_errors(postgrest_url: str) -> None:
+async def test_supabase_adapter_reports_rpc_errors(postgrest_url: str, db: Database,
+                                                   embeddings: OpenAIEmbeddings) -> None:
     from ai_llm.internal_rag_agent.vector_store import VectorStoreError
 
     bad_key = SupabaseVectorStore(postgrest_url, "wrong-key")
     with pytest.raises(VectorStoreError, match="match_documents"):
         await bad_key.vector_search([0.0] * 384, 5)
     await bad_key.close()
+    # Postgres compares dimensions row by row: with a row of our own, whatever the shared database holds when
+    # this test runs, a wrong-dimension query meets one.
+    ref = unique_ref("rpc-error")
+    await store_texts(PgVectorStore(db), embeddings, ref, TEXTS[:1])
     store = SupabaseVectorStore(postgrest_url, SUPABASE_KEY)
-    with pytest.raises(VectorStoreError, match="match_documents"):
-        await store.vector_search([0.1] * 3, 5)  # wrong dimension: the SQL error comes back as an RPC error
-    await store.close()
+    try:
+        with pytest.raises(VectorStoreError, match="match_documents"):
+            await store.vector_search([0.1] * 3, 5)  # wrong dimension: the SQL error comes back as an RPC error
+    finally:
+        await store.close()
+        await PgVectorStore(db).delete_document(ref)

@@ -59,7 +59,7 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         if victim is not None and counts.get(victim, 1) < 2:
             raise typer.BadParameter(f"--kill-replica {kill_replica}: give it at least two --replicas")
         with tempfile.TemporaryDirectory(prefix="hub-bench-backend-") as tmp, \
-                offline_hub(Path(tmp), eval_data=eval_data, replicas=counts) as hub:
+                offline_hub(Path(tmp), eval_data=eval_data, replicas=counts, freeze_heap=True) as hub:
 
             def kill() -> dict[str, Any]:
                 assert victim is not None

@@ -59,7 +59,7 @@ def hotpotqa_corpus(eval_data: Path | None, target: Path) -> Path | None:
 @contextmanager
 def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: str | None = None,
                 embedding_url: str | None = None, timeout_s: float = 240.0,
-                replicas: dict[str, int] | None = None) -> Iterator[OfflineHub]:
+                replicas: dict[str, int] | None = None, freeze_heap: bool = False) -> Iterator[OfflineHub]:
     """Start every hub process on free ports (reusing a database / embedding server when given); stop all.
 
     Args:
@@ -69,6 +69,8 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
         embedding_url: an existing embedding server (`…/v1`) instead of starting one.
         replicas: agent -> number of replicas (`parse_replicas`), each on its own loopback address; not
             supervised here, so a replica killed by a benchmark stays down.
+        freeze_heap: freeze this process's heap before forking the hub's processes, as `hub up` does
+            (`Launcher`); for a command that only runs this hub, not a test process.
     """
     corpus = hotpotqa_corpus(eval_data, data_dir / "corpus" / "hotpotqa.jsonl")
     settings = Settings(_env_file=None, hub_host="127.0.0.1", data_dir=data_dir,  # type: ignore[call-arg]
@@ -76,7 +78,7 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
                         embedding_url=embedding_url, local_corpus=corpus, openai_api_key=None,
                         openai_base_url=None, embedding_provider="local")
     only = {s.name for s in SERVICES} - ({"embedding_server"} if embedding_url else set())
-    launcher = OfflineLauncher(settings, only=only, ephemeral=True, replicas=replicas)
+    launcher = OfflineLauncher(settings, only=only, ephemeral=True, replicas=replicas, freeze_heap=freeze_heap)
     try:
         startup_s = launcher.start(timeout_s=timeout_s)
         urls = {child.name: child.url or "" for child in launcher.children}
