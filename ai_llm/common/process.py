@@ -201,3 +201,10 @@ def freeze_heap() -> None:
     """
     gc.collect()
     gc.freeze()
+
+
+def refreeze_heap() -> None:
+    """`freeze_heap` again in a process that has frozen its heap already (a server that has loaded more since,
+    such as the embedding server's model); a process that never froze it (a test) is left alone."""
+    if gc.get_freeze_count():
+        freeze_heap()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
 from ai_llm.common.a2a_server import bind_socket, run_server
 from ai_llm.common.logging import setup_logging
@@ -18,8 +17,8 @@ def main() -> None:
     args = parser.parse_args()
     setup_logging("embedding_server")
     sock = bind_socket(settings.hub_host, args.port)
-    config = dataclasses.replace(ServerConfig.from_settings(settings), freeze_on_load=True)  # its own process
-    run_server(create_app(settings.hub_token, settings.allowed_hosts, config), sock)
+    run_server(create_app(settings.hub_token, settings.allowed_hosts,
+                          ServerConfig.from_settings(settings)), sock)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from ai_llm.common.http_guard import HostOriginGuard
-from ai_llm.common.process import freeze_heap
+from ai_llm.common.process import refreeze_heap
 from ai_llm.common.settings import Settings
 from ai_llm.embedding_server.batching import EmbeddingEngine
 from ai_llm.embedding_server.runtime import (
@@ -62,7 +62,6 @@ class ServerConfig:
     batch_wait_ms: float = 0.0
     cache_size: int = 10_000
     workers: int = 1  # batches encoded at once; the runtime gets cores // workers threads for each
-    freeze_on_load: bool = False  # `freeze_heap` once the model has loaded (the server's own process only)
 
     @property
     def threads(self) -> int:
@@ -106,8 +105,7 @@ class ModelHolder:
             self._encoder = load_encoder(self.config.runtime, data_dir, threads=self.config.threads)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model ready: %s in %.1f s", self._encoder.model_key, self.load_seconds)
-            if self.config.freeze_on_load:  # torch or ONNX Runtime, imported by the load, stays as long
-                freeze_heap()
+            refreeze_heap()  # torch or ONNX Runtime, imported by the load, stays as long as the process
         except BaseException as exc:  # surfaced to callers as a 503
             log.exception("embedding model failed to load")
             self._error = exc

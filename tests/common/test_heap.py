@@ -100,3 +100,20 @@ def test_freeze_heap_collects_start_up_garbage_before_freezing() -> None:
     """))
     assert result["collected"] is True
     assert result["frozen"] > 0  # type: ignore[operator]
+
+
+def test_refreeze_heap_acts_only_in_a_process_that_froze_its_heap() -> None:
+    """The embedding server freezes again once its model has loaded: only where the server froze at start."""
+    result = run_python(textwrap.dedent("""
+        import gc, json
+        from ai_llm.common.process import freeze_heap, refreeze_heap
+
+        refreeze_heap()
+        untouched = gc.get_freeze_count()
+        freeze_heap()
+        loaded_later = [object()]  # e.g. a model's objects, made after the first freeze
+        refreeze_heap()
+        walked = {id(o) for o in gc.get_objects()}
+        print(json.dumps({"untouched": untouched, "later_object_walked": id(loaded_later) in walked}))
+    """))
+    assert result == {"untouched": 0, "later_object_walked": False}
