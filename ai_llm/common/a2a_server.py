@@ -373,26 +373,40 @@ def _ephemeral_low() -> int:
         return 49152
 
 
+#: Ports `free_port` has handed out in this process: never handed out twice.
+_handed_out: set[int] = set()
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A port that was free a moment ago (tests and the launcher's ephemeral mode start processes on such ports).
 
     Drawn at random from just below the kernel's ephemeral range: a port that `bind(…, 0)` hands out comes from
     the range the source ports of outgoing connections use, so between this check and the child's own bind any
     process's connection could take it ("Address already in use" in a child, seen in a clean-clone test run).
-    Falls back to the kernel's choice when no drawn port is free.
+    A port is never handed out twice by one process: the callers bind later, in children, so a second draw of a
+    port still free here would give two children the same port (20 draws from 12,000 ports repeat one in about
+    1.6 % of runs, which failed a test fixture that starts 20 agents). Falls back to the kernel's choice when no
+    drawn port is free.
     """
     high = _ephemeral_low() - 1
     for _ in range(50):
         port = random.randint(max(1024, high - FREE_PORT_SPAN), high)
+        if port in _handed_out:
+            continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
                 s.bind((host, port))
             except OSError:
                 continue
+        _handed_out.add(port)
+        return port
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((host, 0))
+            port = int(s.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
             return port
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 async def serve_app(app: ASGIApp, sock: socket.socket, log_level: str = "warning", *,

@@ -160,6 +160,13 @@ def test_free_port_is_bindable_and_outside_the_range_of_outgoing_connections() -
         s.bind(("127.0.0.1", ports.pop()))
 
 
+def test_free_port_never_hands_out_a_port_twice() -> None:
+    """Callers bind the ports later, in children: two draws of one port (still free here) would start two
+    children on it. 600 random draws from 12,000 ports would repeat one about 15 times."""
+    ports = [free_port() for _ in range(600)]
+    assert len(set(ports)) == len(ports)
+
+
 @pytest.mark.parametrize(("setting", "traced"), [(None, "False"), ("true", "True")])
 def test_a2a_sdk_tracing_is_off_unless_a_deployment_turns_it_on(setting: str | None, traced: str) -> None:
     """The SDK spans every call of its traced classes when OpenTelemetry's API is importable, with or without a
