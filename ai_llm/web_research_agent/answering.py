@@ -56,16 +56,27 @@ def fuse(result_lists: list[list[SearchHit]], k: int = 10) -> list[SearchHit]:
 
 
 def key_phrases(question: str) -> list[str]:
-    """Names, titles and numbers a question mentions (capitalised runs, quoted text, years)."""
+    """Names, titles and numbers a question mentions (capitalised runs, quoted text, years).
+
+    A run's leading grammar words are dropped ("Did the Bank of Korea" → "Bank of Korea", "What's" → nothing):
+    a question's first word is capitalised whatever it is.
+    """
     phrases = [m.group(1) for m in re.finditer(r'"([^"]{3,80})"', question)]
     for match in _CAPITALISED.finditer(question):
-        phrase_ = match.group(0).strip(" .'’-")
-        if " " not in phrase_ and phrase_.lower() in ENGLISH_STOPWORDS:
-            continue  # "What", "Which", "The" are capitalised for grammar, not names
+        words = match.group(0).strip(" .'’-").split()
+        while words and _grammar_word(words[0]):
+            words.pop(0)
+        phrase_ = " ".join(words).strip(" .,'’-")
         if phrase_ and not any(phrase_ in p for p in phrases):
             phrases.append(phrase_)
     phrases.extend(m.group(0) for m in re.finditer(r"\b(1[5-9]|20)\d{2}\b", question))
     return phrases
+
+
+def _grammar_word(word: str) -> bool:
+    """A stop word, possessive or contracted forms included ("What's", "Who’s"), or a joining word left at
+    the front of a run once its first word went ("the", "and")."""
+    return re.sub(r"['’](s|re|ll|ve|d)$", "", word.lower().strip(",")) in ENGLISH_STOPWORDS
 
 
 def follow_up_entities(question: str, chunks: list[Chunk], exclude_titles: list[str]) -> list[str]:

@@ -32,6 +32,12 @@ from ai_llm.web_research_agent.tools import ResearchTools, plan_query
 SEARCH_RANK_WEIGHT = 0.3  # share of the search rank in the first-hop ordering
 
 
+def _plain_word(word: str) -> bool:
+    """One word written the way any word starts a sentence: a capital, then lower-case letters only (not
+    "NVIDIA", "iPhone", "I2C" or "Ben-Hur")."""
+    return word[:1].isupper() and word[1:].isalpha() and word[1:].islower()
+
+
 def optimise_queries(question: str, max_queries: int = 4) -> list[str]:
     """Search queries for a question, best first.
 
@@ -40,11 +46,14 @@ def optimise_queries(question: str, max_queries: int = 4) -> list[str]:
     3. the keyword rewrite (particles, question words and stop words removed), for questions naming nothing.
     """
     rewrite = rewrite_query(question)
-    phrases = list(dict.fromkeys(p for p in key_phrases(question) if p.lower() not in {"what", "which", "who"}))
+    phrases = list(dict.fromkeys(key_phrases(question)))
     queries: list[str] = []
     if phrases:
         queries.append(" ".join(phrases))
-    names = [p for p in phrases if not p.isdigit()]
+    # A lone capitalised word that opens the question is as likely a verb ("Compare", "Convert", "Look") as a
+    # name: it stays in the query of all phrases, but gets no search of its own (a paid search for "Compare").
+    opening = question.lstrip(" \"'“‘(").split(" ", 1)[0].strip(" ,.?!:;")
+    names = [p for p in phrases if not p.isdigit() and not (p == opening and _plain_word(p))]
     if len(names) > 1:
         queries.extend(names[:2])
     if rewrite:

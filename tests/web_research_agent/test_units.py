@@ -52,6 +52,23 @@ def test_key_phrases_and_queries() -> None:
     assert queries[:3] == ["Letters to Cleo Screaming Trees", "Letters to Cleo", "Screaming Trees"]
 
 
+def test_key_phrases_drop_the_grammar_a_question_opens_with() -> None:
+    """A question's first word is capitalised whatever it is: "Did the", "Has", "What's" are not part of a name."""
+    assert key_phrases("Did the Bank of Korea cut rates?") == ["Bank of Korea"]
+    assert key_phrases("Has NVIDIA Blackwell shipping been delayed?") == ["NVIDIA Blackwell"]
+    assert key_phrases("What's changed in RAG research since the Lewis et al. paper?") == ["RAG", "Lewis"]
+    assert key_phrases("Were Scott Derrickson and Ed Wood of the same nationality?") == ["Scott Derrickson and Ed Wood"]
+
+
+def test_an_opening_verb_gets_no_search_of_its_own() -> None:
+    """ "Compare" opening a request stays in the query of all phrases but is not searched alone (a paid search
+    that finds nothing about the question); a name that opens the question in capitals still is."""
+    queries = optimise_queries("Compare clock stretching in our I2C spec with how I3C handles it today")
+    assert queries[:3] == ["Compare I2C I3C", "I2C", "I3C"] and "Compare" not in queries
+    assert "NXP" in optimise_queries("NXP or Infineon: who makes the I2C level shifter on our board?")
+    assert optimise_queries("Tesla earnings results last quarter")[0] == "Tesla"
+
+
 def test_split_text_sizes_and_overlap() -> None:
     text = " ".join(f"word{i}" for i in range(900))
     chunks = split_text(text)
