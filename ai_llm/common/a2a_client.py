@@ -46,6 +46,7 @@ from a2a.types import (
 from google.protobuf.json_format import MessageToDict
 
 from ai_llm.common.events import AgentReply, StatusEvent, normalize_numbers
+from ai_llm.common.http_pools import pooled_client
 
 
 class RemoteAgentError(RuntimeError):
@@ -104,10 +105,11 @@ def shared_tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-#: One kept-alive connection pool per event loop (so per process, in the hub), keyed by connect timeout.
+#: One kept-alive HTTP client per event loop (so per process, in the hub), keyed by connect timeout; its
+#: connections are spread over several pools (`http_pools.PoolShards`).
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary())
-#: Connections kept open per pool: enough for every concurrent step of a busy orchestrator. An idle connection
+#: Connections kept open per pool (of each client's `http_pools.SHARDS`): enough for every concurrent step of a busy orchestrator. An idle connection
 #: is dropped before the hub's servers (uvicorn: 5 s keep-alive) close it, so a call never lands on a
 #: connection the server is closing.
 POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=200, keepalive_expiry=4.0)
@@ -131,8 +133,8 @@ def shared_http(connect_timeout_s: float = 5.0) -> httpx.AsyncClient:
     pools = _POOLS.setdefault(loop, {})
     client = pools.get(connect_timeout_s)
     if client is None or client.is_closed:
-        client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=connect_timeout_s), limits=POOL_LIMITS,
-                                   verify=shared_tls_context())
+        client = pooled_client(timeout=httpx.Timeout(None, connect=connect_timeout_s), limits=POOL_LIMITS,
+                               verify=shared_tls_context())
         pools[connect_timeout_s] = client
     return client
 

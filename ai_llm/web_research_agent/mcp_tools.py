@@ -46,6 +46,7 @@ from mcp.types import CONNECTION_CLOSED
 
 from ai_llm.common.a2a_client import shared_tls_context
 from ai_llm.common.events import gather_within
+from ai_llm.common.http_pools import pooled_client
 from ai_llm.common.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -146,13 +147,15 @@ _HTTP_TRANSPORTS = {"streamable_http", "streamable-http", "http", "sse"}
 
 def mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
                     auth: httpx.Auth | None = None) -> httpx.AsyncClient:
-    """`mcp`'s `create_mcp_http_client`, with the process's shared TLS context instead of a new one per client."""
+    """`mcp`'s `create_mcp_http_client`, with the process's shared TLS context instead of a new one per client,
+    and its connections spread over several pools (`http_pools`: the web agent's calls to the gateway run
+    dozens at once under load)."""
     kwargs: dict[str, Any] = {"timeout": timeout or httpx.Timeout(30.0, read=300.0), "verify": shared_tls_context()}
     if headers is not None:
         kwargs["headers"] = headers
     if auth is not None:
         kwargs["auth"] = auth
-    return httpx.AsyncClient(**kwargs)
+    return pooled_client(**kwargs)
 
 
 def _client_connections(settings: Settings) -> dict[str, dict[str, Any]]:

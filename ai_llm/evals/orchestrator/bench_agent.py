@@ -8,7 +8,8 @@
   round trip. With `--delay 0` it emits no status of its own: an echo through the hub's whole stack.
 * `bare`: the floor of the a2a-sdk itself: its JSON-RPC routes and default request handler, no middleware,
   an executor that answers every message with one echo `Message` (the least a streamed A2A call can carry).
-* `plain`: no A2A at all: `POST /echo` returns the JSON body it was sent (and `GET /healthz`).
+* `plain`: no A2A at all: `POST /echo` returns the JSON body it was sent, `GET /stream` streams eight small
+  events 20 ms apart, as an agent streams its status lines (and `GET /healthz`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import asyncio
 import socket
 import time
+from collections.abc import AsyncIterator
 
 from a2a.helpers.proto_helpers import get_text_parts, new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -27,7 +29,7 @@ from a2a.server.routes.agent_card_routes import create_agent_card_routes
 from a2a.server.tasks import InMemoryTaskStore
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ai_llm.common.a2a_server import (
@@ -74,9 +76,19 @@ def bare_app(name: str, url: str) -> Starlette:
     return Starlette(routes=routes)
 
 
+async def _stream(_: Request) -> Response:
+    async def events() -> AsyncIterator[bytes]:
+        for i in range(8):
+            await asyncio.sleep(0.02)
+            yield b"data: %d\n\n" % i
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
 def plain_app() -> Starlette:
-    """Plain HTTP: `POST /echo` returns its JSON body."""
-    return Starlette(routes=[Route("/echo", _echo, methods=["POST"]), Route("/healthz", _health, methods=["GET"])])
+    """Plain HTTP: `POST /echo` returns its JSON body; `GET /stream` streams eight events."""
+    return Starlette(routes=[Route("/echo", _echo, methods=["POST"]), Route("/stream", _stream, methods=["GET"]),
+                             Route("/healthz", _health, methods=["GET"])])
 
 
 def tcp_socket(host: str, port: int) -> socket.socket:

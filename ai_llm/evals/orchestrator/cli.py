@@ -51,6 +51,29 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
             lines.append(f"{gold:17}  " + " ".join(f"{row[p]:>8}" for p in report["labels"]))
         emit(report, as_json, "\n".join(lines))
 
+    @bench_app.command("pools")
+    def bench_pools(
+        concurrent: Annotated[str, typer.Option(help="comma-separated numbers of streams at once")] = "50,100,200",
+        rounds: Annotated[int, typer.Option(help="rounds per client and level (median reported)")] = 6,
+        as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    ) -> None:
+        """Client CPU per streamed HTTP call: one httpx pool vs the hub's pool shards (`http_pools`)."""
+        from ai_llm.evals.orchestrator.pools import run_bench as run_pools
+
+        try:
+            levels = [int(n) for n in concurrent.split(",") if n.strip()]
+        except ValueError as exc:
+            typer.echo(f"--concurrent must be comma-separated integers, not {concurrent!r}", err=True)
+            raise typer.Exit(2) from exc
+        if not levels or min(levels) < 1 or max(levels) > 1000 or rounds < 1:
+            typer.echo("--concurrent values must be 1 to 1000 and --rounds at least 1", err=True)
+            raise typer.Exit(2)
+        report = asyncio.run(run_pools(levels, rounds))
+        emit(report, as_json, "\n".join(
+            f"{row['concurrent']} streams at once: {row['one_pool_cpu_ms']} ms of client CPU per stream with one "
+            f"pool, {row['pool_shards_cpu_ms']} ms with {report['shards']} pools ({row['ratio']}x)"
+            for row in report["levels"]))
+
     @bench_app.command("orchestrator")
     def bench_orchestrator(
         ks: Annotated[str, typer.Option(help="comma-separated fan-out sizes")] = "2,4,8",

@@ -87,3 +87,18 @@ async def test_bench_runs_against_real_sleeping_agents() -> None:
     assert set(cpu) == {"hop", "a2a_sdk_echo", "plain_http_echo", "hop_nodelay_socket"}
     for measure in cpu.values():
         assert measure["client"] > 0 and measure["server"] >= 0
+
+
+@pytest.mark.parametrize("args", [["--concurrent", "4,x"], ["--concurrent", "0"], ["--rounds", "0"]])
+def test_bench_pools_refuses_bad_options(hub: typer.Typer, args: list[str]) -> None:
+    assert run(hub, ["bench", "pools", *args]).exit_code == 2
+
+
+def test_bench_pools_measures_both_clients_against_a_real_streaming_server(hub: typer.Typer) -> None:
+    result = run(hub, ["bench", "pools", "--concurrent", "3,6", "--rounds", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [row["concurrent"] for row in report["levels"]] == [3, 6]
+    for row in report["levels"]:  # every stream was read to its end, so each client used CPU
+        assert row["one_pool_cpu_ms"] > 0 and row["pool_shards_cpu_ms"] > 0
+        assert row["ratio"] == pytest.approx(row["one_pool_cpu_ms"] / row["pool_shards_cpu_ms"], abs=0.02)
