@@ -3,6 +3,7 @@ semantic cache, TTLs, partitions, telemetry and the dashboard summary."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 
@@ -53,6 +54,26 @@ async def test_exact_hit_skips_the_provider_and_is_recorded(tmp_path: Path, sett
     counted = await _count(db, "SELECT hits FROM search_cache WHERE partition = %s AND params_key LIKE %s",
                            gw.local.partition, "%n=6%")  # type: ignore[union-attr]
     assert counted == 1
+
+
+async def test_background_writes_under_load_keep_every_row_and_every_hit(
+        tmp_path: Path, settings: Settings, db: Database, embeddings: OpenAIEmbeddings) -> None:
+    """Twenty concurrent hits on one cached query: every search gets its own telemetry row (its latency, its
+    cache outcome) from the background writer, and the cache entry counts all twenty hits."""
+    gw = _gateway(tmp_path, settings, db, embeddings, "chain: [local]\n")
+    agent = f"tester-{uuid.uuid4().hex[:6]}"
+    await gw.search("Seoul subway passengers", agent=agent)
+    answers = await asyncio.gather(*(gw.search("seoul subway passengers" + "?" * i, agent=agent)
+                                     for i in range(20)))
+    assert all(a["cache"] == "exact" for a in answers)
+    await gw.flush()
+    rows = await db.fetch("SELECT cache, latency_ms FROM search_telemetry WHERE agent = %s ORDER BY id", (agent,))
+    assert [r["cache"] for r in rows] == ["miss"] + ["exact"] * 20
+    assert sorted(r["latency_ms"] for r in rows[1:]) == pytest.approx(sorted(a["latency_ms"] for a in answers),
+                                                                      abs=0.006)  # answers round to 0.01 ms
+    counted = await _count(db, "SELECT hits FROM search_cache WHERE partition = %s AND params_key LIKE %s",
+                           gw.local.partition, "%n=6%")  # type: ignore[union-attr]
+    assert counted == 20
 
 
 async def test_search_many_answers_each_query_in_order_and_shares_the_cache_work(
