@@ -109,9 +109,9 @@ def shared_tls_context() -> ssl.SSLContext:
 #: connections are spread over several pools (`http_pools.PoolShards`).
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[float, httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary())
-#: Connections kept open per pool (of each client's `http_pools.SHARDS`): enough for every concurrent step of a busy orchestrator. An idle connection
-#: is dropped before the hub's servers (uvicorn: 5 s keep-alive) close it, so a call never lands on a
-#: connection the server is closing.
+#: Connections kept open per pool (each client has `http_pools.SHARDS` of them): enough for every concurrent
+#: step of a busy orchestrator. An idle connection is dropped before the hub's servers (uvicorn: 5 s
+#: keep-alive) close it, so a call never lands on a connection the server is closing.
 POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=200, keepalive_expiry=4.0)
 #: How long the rest of a finished stream (the server's end of the response) is awaited so that its
 #: connection goes back to the pool instead of being dropped (A2A servers end the stream after the final

@@ -31,8 +31,10 @@ def _config(tmp_path: Path, text: str = "chain: auto\n") -> str:
 
 
 async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A tool's JSON object: one text block (no structured copy of it to serialise and validate twice)."""
     result = await session.call_tool(tool, args)
     assert not result.isError, result.content
+    assert len(result.content) == 1 and result.structuredContent is None
     return json.loads(result.content[0].text)  # type: ignore[union-attr]
 
 
@@ -55,6 +57,7 @@ async def test_http_tools_cache_token_and_errors(agent_processes: AgentProcesses
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {"web_search", "news_search", "search_many", "fetch_page", "fetch_pages"}
+            assert all(t.outputSchema is None for t in tools.values())
             assert {"query", "max_results", "time_range", "include_domains", "agent"} <= set(
                 tools["web_search"].inputSchema["properties"])
             first = await _call(session, "web_search", {"query": "KTX 고속철도 서울 부산", "agent": "web_research"})
