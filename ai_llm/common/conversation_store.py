@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 from psycopg.types.json import Jsonb
 
 from ai_llm.common.db import Database, close_shared, migrate, open_shared
-from ai_llm.common.task_store import TASK_TABLE, WriteOnStateChange, database_task_store, task_engine
+from ai_llm.common.task_store import (
+    TASK_POOL_TIMEOUT_S,
+    TASK_TABLE,
+    WriteOnStateChange,
+    database_task_store,
+    task_engine,
+)
 
 if TYPE_CHECKING:
     pass
@@ -219,15 +225,19 @@ class AgentState:
         self.url = url
         self.embedding_model = embedding_model
         self.embedding_dim = embedding_dim
-        # Tasks: at most 6 + 2 connections of their own; conversations: the process's shared pool.
+        # Tasks: a pool of their own (up to 8 connections, kept open while in use: a burst does not reconnect;
+        # a burst's saves wait their turn), and an SQLAlchemy engine for the SDK's rare `list` and `delete`;
+        # conversations: the process's shared pool.
+        self.task_db = Database(url, max_size=8, timeout_s=TASK_POOL_TIMEOUT_S)
         self.engine = task_engine(url)
-        self.task_store = WriteOnStateChange(database_task_store(self.engine))
+        self.task_store = WriteOnStateChange(database_task_store(self.engine, self.task_db))
         self.db = Database(url)  # replaced by the shared pool in `open`
         self.conversations = PostgresConversationStore(self.db)
 
     async def open(self) -> None:
         self.db = self.conversations.db = await open_shared(self.url)
         try:
+            await self.task_db.open()
             await ensure_state_schema(self.db, self.embedding_model, self.embedding_dim)
             await self.conversations.open()
             await self.db.execute(f"DELETE FROM {TASK_TABLE} WHERE last_updated < "
@@ -238,4 +248,5 @@ class AgentState:
 
     async def close(self) -> None:
         await close_shared(self.db)
+        await self.task_db.close()
         await self.engine.dispose()

@@ -142,9 +142,10 @@ class Database:
     Args:
         url: a libpq URL.
         min_size/max_size: pool bounds.
+        timeout_s: how long a statement waits for a pooled connection before it fails.
     """
 
-    def __init__(self, url: str, min_size: int = 1, max_size: int = 8) -> None:
+    def __init__(self, url: str, min_size: int = 1, max_size: int = 8, timeout_s: float = 30.0) -> None:
         self.url = url
         # `check`: a pooled connection is tested before it is handed out, so after the launcher restarts a
         # crashed Postgres the agents reconnect instead of failing once per stale connection (a restart can take
@@ -154,7 +155,7 @@ class Database:
         # `conn.transaction()`.
         self.pool = AsyncConnectionPool(url, min_size=min_size, max_size=max_size, open=False,
                                         configure=_configure, kwargs={"row_factory": dict_row, "autocommit": True},
-                                        check=check_pooled)
+                                        check=check_pooled, timeout=timeout_s)
 
     async def open(self) -> Database:
         await self.pool.open(wait=True, timeout=30)

@@ -11,7 +11,7 @@ from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from a2a.types.a2a_pb2 import Message, Part, Role, Task, TaskState, TaskStatus
 
 from ai_llm.common import task_store
-from ai_llm.common.db import close_shared, open_shared
+from ai_llm.common.db import Database, close_shared, open_shared
 from ai_llm.common.task_store import WriteOnStateChange, database_task_store, task_engine
 
 
@@ -109,15 +109,31 @@ async def test_one_process_shares_one_pool_per_database(pg_url: str) -> None:
     await close_shared(third)
 
 
-async def test_the_upsert_save_writes_the_rows_the_sdk_reads(pg_url: str) -> None:
-    """Our store saves with one upsert instead of the SDK's ORM merge: a new task is inserted, a later save
-    replaces every column (history, artifacts, metadata, status), and the SDK's own store reads it back as saved."""
+async def test_the_store_writes_and_reads_through_psycopg_the_rows_the_sdk_reads(pg_url: str) -> None:
+    """Our store saves with one upsert and reads with one SELECT on a psycopg pool instead of the SDK's ORM
+    session: a new task is inserted, a later save replaces every column (history, artifacts, metadata,
+    status), the SDK's own store reads our rows as saved and we read its rows, and a task is found only for
+    its owner."""
+    from a2a.auth.user import User
     from a2a.server.tasks import DatabaseTaskStore
     from a2a.types.a2a_pb2 import Artifact
 
+    class Named(User):
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        @property
+        def is_authenticated(self) -> bool:
+            return True
+
+        @property
+        def user_name(self) -> str:
+            return self.name
+
     engine = task_engine(pg_url, pool_size=1, max_overflow=0)
+    db = await Database(pg_url, max_size=2).open()
     try:
-        store = database_task_store(engine)
+        store = database_task_store(engine, db)
         plain = DatabaseTaskStore(engine, create_table=False)
         plain.task_model = store.task_model  # type: ignore[attr-defined]
         ctx = ServerCallContext()
@@ -131,6 +147,20 @@ async def test_the_upsert_save_writes_the_rows_the_sdk_reads(pg_url: str) -> Non
         done.metadata.update({"intent": "HYBRID"})
         await store.save(done, ctx)
         assert await plain.get(task.id, ctx) == done and await store.get(task.id, ctx) == done
-        assert await plain.get("no-such-task", ctx) is None
+        assert await store.get("no-such-task", ctx) is None
+        # Rows the SDK wrote (its ORM merge) read back the same through ours.
+        theirs = _task(TaskState.TASK_STATE_INPUT_REQUIRED, "confirm?", history=1)
+        theirs.id = f"sdk-{uuid.uuid4().hex[:8]}"
+        await plain.save(theirs, ctx)
+        assert await store.get(theirs.id, ctx) == theirs
+        # Owners: a task saved for alice is not found for bob, nor for an unauthenticated caller.
+        alice, bob = ServerCallContext(user=Named("alice")), ServerCallContext(user=Named("bob"))
+        owned = _task(TaskState.TASK_STATE_WORKING, "alice's")
+        owned.id = f"owned-{uuid.uuid4().hex[:8]}"
+        await store.save(owned, alice)
+        assert await store.get(owned.id, alice) == owned
+        assert await store.get(owned.id, bob) is None and await store.get(owned.id, ctx) is None
+        assert await plain.get(owned.id, alice) == owned
     finally:
+        await db.close()
         await engine.dispose()
