@@ -3,8 +3,8 @@
 httpcore 1.x (the pool under httpx 0.28) re-examines every connection of a pool each time a request starts or
 ends: it probes each idle connection's socket, and for every idle connection counts the whole pool again. The
 work per request grows with the square of the connections open, and a hub process under a burst of chats holds
-one connection per concurrent call. Measured client CPU per streamed call, 50 / 100 / 200 at once (`hub bench
-pools`): one pool 2.4 / 6–8 / more ms; eight pools 1.4–1.7 ms at every level.
+one connection per concurrent call. Client CPU per streamed call with 50 / 100 / 200 at once (`hub bench
+pools`): one pool 2.0 / 12.5 / 10.3 ms, eight pools 1.3–1.4 ms at every level.
 
 `PoolShards` is a transport that hands each request to the next of several `httpx.AsyncHTTPTransport`s in
 turn, so each pool holds an eighth of the connections. A response stays with the pool that made it; closing
@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 #: Pools per client. Eight took most of the gain at 50–200 concurrent calls (four: 1.5–1.9 ms per call,
-#: sixteen: 1.4 ms); an idle client keeps at most this many connections per server it talks to.
+#: sixteen: 1.4 ms); a client keeps at least one connection per pool it used to each server it talks to.
 SHARDS = 8
 #: Each pool's limits unless told otherwise: those of a plain `httpx.AsyncClient`.
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
