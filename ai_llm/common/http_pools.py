@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 
 #: Pools per client. Eight took most of the gain at 50–200 concurrent calls (four: 1.5–1.9 ms per call,
-#: sixteen: 1.4 ms); a client keeps at least one connection per pool it used to each server it talks to.
+#: sixteen: 1.4 ms). One call at a time to a server still opens up to this many connections to it, one per
+#: pool, each closed once idle for the keep-alive expiry.
 SHARDS = 8
 #: Each pool's limits unless told otherwise: those of a plain `httpx.AsyncClient`.
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
