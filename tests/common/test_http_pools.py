@@ -43,7 +43,8 @@ async def server_url() -> AsyncIterator[str]:
 
 async def test_concurrent_streams_each_get_their_own_response_over_every_pool(server_url: str) -> None:
     """32 streams at once through a 4-pool client: each reads its own response (path and the client's
-    headers), and the connections come from all four pools, eight each."""
+    headers), and the connections come from all four pools, eight each (each request goes to the pool with
+    the fewest in flight)."""
     client = pooled_client(shards=4, headers={"Authorization": "Bearer abc"}, timeout=10.0)
     transport = client._transport
     assert isinstance(transport, PoolShards) and len(transport.pools) == 4
@@ -57,14 +58,20 @@ async def test_concurrent_streams_each_get_their_own_response_over_every_pool(se
         assert all(lines[:3] == [f"/call/{i}", "Bearer", "abc"] for i, lines in results)
         assert len({lines[-1] for _, lines in results}) == 32  # 32 connections at once
         assert [len(pool._pool.connections) for pool in transport.pools] == [8, 8, 8, 8]
+        assert transport.in_flight == [0, 0, 0, 0]
         # Kept alive: a second round reuses them instead of opening new ones.
         again = await asyncio.gather(*(call(i) for i in range(32)))
         assert {lines[-1] for _, lines in again} == {lines[-1] for _, lines in results}
     assert all(pool._pool.connections == [] for pool in transport.pools)  # closing the client closed them all
 
 
-async def test_a_sequential_caller_is_served_by_each_pool_in_turn(server_url: str) -> None:
-    """One call at a time goes to the next pool each time, each pool keeping its one connection alive."""
+async def test_one_call_at_a_time_keeps_reusing_one_kept_alive_connection(server_url: str) -> None:
+    """Sequential calls all go to the first pool (none is busy), so they reuse one connection as a plain
+    client would, instead of opening one per pool; every finished call is counted out of its pool."""
     async with pooled_client(shards=3) as client:
         ports = [(await client.get(f"{server_url}/seq/{i}")).text.split()[-1] for i in range(6)]
-    assert len(set(ports)) == 3 and ports[:3] == ports[3:]
+        async with client.stream("GET", f"{server_url}/streamed") as response:
+            await response.aread()
+        transport = client._transport
+        assert isinstance(transport, PoolShards) and transport.in_flight == [0, 0, 0]
+    assert len(set(ports)) == 1
