@@ -18,6 +18,13 @@ from ai_llm.web_research_agent.relevance import lexical_score
 
 CHUNK_SIZE = 1000
 CHUNK_OVERLAP = 100
+#: Characters of a chunk (its title first) whose embedding ranks it; the lexical half of the score reads the
+#: whole chunk, and the whole chunk is what answers. all-MiniLM-L6-v2 was trained on 128 word pieces (≈ 600
+#: characters of English) and a forward pass costs about as much as its length: the first 600 characters cut
+#: the embedding server's CPU in a 50-chat burst by 13 % (1.26 → 1.09 CPU-s, back to back). HotpotQA, first
+#: 150 questions (where it was chosen) and last 150 with the blind no-answer set: supporting recall, F1 and
+#: no-answer accuracy unchanged.
+EMBED_CHARS = 600
 
 _splitter = RecursiveCharacterTextSplitter(chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP,
                                            separators=["\n\n", "\n", ". ", "다. ", " ", ""])
@@ -84,7 +91,7 @@ async def read_pages(hits: Sequence[SearchHit], question: str,
     sims = [0.0] * len(chunks)
     if embeddings is not None:
         try:
-            vectors = await embeddings.embed([question, *[f"{c.title}. {c.text}" for c in chunks]])
+            vectors = await embeddings.embed([question, *[f"{c.title}. {c.text}"[:EMBED_CHARS] for c in chunks]])
             sims = [cosine(vectors[0], v) for v in vectors[1:]]
         except Exception as exc:  # embedding server down: token coverage still ranks
             note_degraded("embeddings", exc)

@@ -13,7 +13,7 @@ from ai_llm.common.a2a_server import free_port
 from ai_llm.common.process import stop_child
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.agent import WebResearchAgent
-from ai_llm.web_research_agent.deep_read import read_pages
+from ai_llm.web_research_agent.deep_read import EMBED_CHARS, read_pages
 from ai_llm.web_research_agent.mcp_tools import SearchToolset
 from tests.web_research_agent.conftest import (
     INJECTION,
@@ -119,6 +119,29 @@ async def test_deep_read_picks_the_paragraph_with_the_answer(web_settings: Any, 
     reply = await agent.research(question, depth="pages", language="en")
     assert reply.data["status"] == "ok"
     assert "22 nautical miles" in reply.data["summary"]
+
+
+async def test_deep_read_embeds_the_head_of_each_chunk_and_keeps_it_whole(web_settings: Any,
+                                                                           web_deps: HubDeps) -> None:
+    """The embedding that ranks a chunk reads its title and first EMBED_CHARS characters; the chunk itself
+    (what the answer is composed from, and what the lexical score reads) stays whole."""
+    sent: list[str] = []
+    real = web_deps.embeddings
+
+    class Recording:
+        async def embed(self, texts: list[str]) -> list[list[float]]:
+            sent.extend(texts)
+            return await real.embed(texts)
+
+    question = "What was the range of the lamp of the Old Harbor Lighthouse of Pellmouth?"
+    async with SearchToolset.open(web_settings) as tools:
+        found = await tools.search("Old Harbor Lighthouse Pellmouth")
+        lighthouse = [h for h in found.hits if "lighthouse" in h.url]
+        read = await read_pages(lighthouse, question, tools.fetch_pages, Recording())  # type: ignore[arg-type]
+    assert sent[0] == question and len(sent) > len(read.chunks)  # every chunk ranked, the best kept
+    assert all(len(text) <= EMBED_CHARS for text in sent[1:])
+    assert any(len(c.text) > EMBED_CHARS for c in read.chunks)  # a long chunk, kept whole
+    assert "22 nautical miles" in read.chunks[0].text
 
 
 async def test_a_tool_error_is_a_clear_error_and_a_tool_call_keeps_its_result(web_settings: Any) -> None:
