@@ -225,10 +225,11 @@ class AgentState:
         self.url = url
         self.embedding_model = embedding_model
         self.embedding_dim = embedding_dim
-        # Tasks: a pool of their own (up to 8 connections, kept open while in use: a burst does not reconnect;
-        # a burst's saves wait their turn), and an SQLAlchemy engine for the SDK's rare `list` and `delete`;
+        # Tasks: a pool of their own (up to 7 connections, kept open while in use: a burst does not reconnect;
+        # a burst's saves wait their turn), and an SQLAlchemy engine of one connection for the SDK's rare `list`
+        # and `delete` — 8 in all, as before (Postgres allows 100 and every process and replica has its pools);
         # conversations: the process's shared pool.
-        self.task_db = Database(url, max_size=8, timeout_s=TASK_POOL_TIMEOUT_S)
+        self.task_db = Database(url, max_size=7, timeout_s=TASK_POOL_TIMEOUT_S)
         self.engine = task_engine(url)
         self.task_store = WriteOnStateChange(database_task_store(self.engine, self.task_db))
         self.db = Database(url)  # replaced by the shared pool in `open`

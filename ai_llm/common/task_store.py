@@ -177,12 +177,13 @@ def _psycopg_store_class() -> type:
     return PsycopgTaskStore
 
 
-def task_engine(url: str, pool_size: int = 1, max_overflow: int = 1) -> AsyncEngine:
+def task_engine(url: str, pool_size: int = 1, max_overflow: int = 0) -> AsyncEngine:
     """An SQLAlchemy async engine on `url` (any libpq URL) through the psycopg 3 driver, for the SDK's `list`
     and `delete` (saves and reads go through psycopg: `database_task_store`).
 
     The URL is handed to psycopg as is (Unix-socket hosts, `sslmode` and other libpq parameters included)
-    instead of being translated into an SQLAlchemy URL. The pool is small: those calls are rare.
+    instead of being translated into an SQLAlchemy URL. One connection: those calls are rare, and wait their
+    turn (`TASK_POOL_TIMEOUT_S`).
     Autocommit: the SDK's statements here are single statements, so BEGIN and COMMIT would be two more round
     trips each.
     """
