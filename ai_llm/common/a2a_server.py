@@ -38,7 +38,6 @@ from a2a.helpers.proto_helpers import (
 )
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.request_handlers import LegacyRequestHandler
 from a2a.server.routes import create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
 from a2a.types import (
@@ -66,6 +65,7 @@ from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.process import freeze_heap
+from ai_llm.common.request_handler import HubRequestHandler
 from ai_llm.common.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -309,12 +309,7 @@ def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None 
         task_store = state.task_store
         if isinstance(executor, HubAgentExecutor):
             executor.store = state.conversations
-    # The SDK's `LegacyRequestHandler`, not its default `DefaultRequestHandlerV2`: the same JSON-RPC methods
-    # and events, but V2 runs every task as an `ActiveTask` (a producer, a consumer and queues of their own)
-    # and cost 1.6 ms more CPU per streamed call of twelve events (4.5 against 2.9 ms, a2a-sdk 1.3.0), 9 %
-    # of the hub's CPU under a 50-chat burst. It keeps no task in memory between messages: a follow-up to a
-    # task waiting for input is rebuilt from the store, on whichever replica it reaches.
-    handler = LegacyRequestHandler(agent_executor=executor, task_store=task_store, agent_card=card)
+    handler = HubRequestHandler(agent_executor=executor, task_store=task_store, agent_card=card)
 
     @asynccontextmanager
     async def app_lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -1,5 +1,5 @@
 """A2A calls the hub's `RemoteAgent` does not make, through the a2a-sdk client: a message that continues a
-given task (the A2A way to answer `input-required`) and `GetTask`."""
+given task (the A2A way to answer `input-required`), `GetTask` and `SubscribeToTask`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.helpers.proto_helpers import get_data_parts, get_text_parts, new_message, new_text_part
-from a2a.types import GetTaskRequest, Role, SendMessageRequest, Task
+from a2a.types import GetTaskRequest, Role, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task
 from google.protobuf.json_format import MessageToDict
 
 
@@ -36,6 +36,14 @@ async def get_task(url: str, task_id: str) -> Task:
         card = await A2ACardResolver(http, url).get_agent_card()
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
         return await client.get_task(GetTaskRequest(id=task_id))
+
+
+async def subscribe(url: str, task_id: str) -> list[StreamResponse]:
+    """`SubscribeToTask` on the agent at `url`: every event until the agent ends the stream."""
+    async with httpx.AsyncClient(timeout=60) as http:
+        card = await A2ACardResolver(http, url).get_agent_card()
+        client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
+        return [event async for event in client.subscribe(SubscribeToTaskRequest(id=task_id))]
 
 
 def task_answer(task: Task) -> tuple[str, dict[str, Any]]:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from google.protobuf.json_format import MessageToDict
 
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
@@ -24,7 +25,7 @@ from ai_llm.common.conversation_store import (
 from ai_llm.common.db import Database
 from ai_llm.common.events import AgentReply
 from ai_llm.common.process import Child
-from tests.common.a2a_sdk_calls import get_task, send_to_task, state_name, task_answer
+from tests.common.a2a_sdk_calls import get_task, send_to_task, state_name, subscribe, task_answer
 from tests.conftest import AgentProcesses
 
 STATE_AGENT = "tests.common.state_agent"
@@ -211,3 +212,30 @@ async def test_an_agent_alone_on_an_unmigrated_database_creates_its_tables_with_
     finally:
         server.cleanup()
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("answered_by", ["same replica", "other replica"])
+async def test_a_subscriber_to_a_task_waiting_for_input_follows_it_to_its_end(
+        db_processes: AgentProcesses, answered_by: str) -> None:
+    """A2A §3.1.6: SubscribeToTask works on any task not ended, and its stream ends when the task does. The
+    task waits for input (no execution runs) when the subscriber comes; the answer then runs it on this
+    replica (its events are followed) or on another (its end is found in the shared store)."""
+    one = db_processes.start("sub-1", STATE_AGENT)
+    two = db_processes.start("sub-2", STATE_AGENT) if answered_by == "other replica" else one
+    ctx = str(uuid.uuid4())
+    asked = await send_to_task(one.url or "", "ask", context_id=ctx)
+    assert state_name(asked) == "TASK_STATE_INPUT_REQUIRED"
+
+    subscription = asyncio.create_task(subscribe(one.url or "", asked.id))
+    await asyncio.sleep(0.5)
+    assert not subscription.done()  # the task has not ended, so neither has its stream
+    answered = await send_to_task(two.url or "", "the red one", context_id=ctx, task_id=asked.id)
+    assert state_name(answered) == "TASK_STATE_COMPLETED"
+    events = await asyncio.wait_for(subscription, 30)
+
+    assert events[0].HasField("task") and events[0].task.id == asked.id
+    assert state_name(events[0].task) == "TASK_STATE_INPUT_REQUIRED"
+    last = events[-1]
+    final = last.task.status if last.HasField("task") else last.status_update.status
+    assert last.HasField("task") or last.HasField("status_update")
+    assert MessageToDict(final).get("state") == "TASK_STATE_COMPLETED"
