@@ -281,6 +281,30 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+class JsonRpcContentType:
+    """Answers a POST to the JSON-RPC endpoint whose body is not declared JSON with the JSON-RPC error
+    ContentTypeNotSupportedError (-32005, HTTP 415) before anything reads it. The a2a-sdk would try to parse
+    it and answer a parse error (-32700); the a2a-tck's JSONRPC-SSE-002 asks for -32005. It also closes the
+    one kind of cross-site POST a browser sends without asking first (`text/plain`, forms), which the
+    Origin check refuses as well."""
+
+    def __init__(self, app: ASGIApp, path: str = "/") -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "POST" and scope.get("path") == self.path:
+            headers = dict(scope.get("headers") or [])
+            media_type = headers.get(b"content-type", b"").decode("latin-1").split(";")[0].strip().lower()
+            if media_type != "application/json":
+                response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": -32005, "message": f"Content-Type must be application/json, not {media_type or 'none'}"}},
+                    status_code=415)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 async def _health(_: Request) -> Response:
     return JSONResponse({"ok": True})
 
@@ -337,6 +361,7 @@ def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None 
         Middleware(HostOriginGuard, allowed_hosts=hosts),  # type: ignore[arg-type]
         Middleware(BearerTokenMiddleware, token=token,  # type: ignore[arg-type]
                    public_paths=[AGENT_CARD_WELL_KNOWN_PATH, "/healthz"]),
+        Middleware(JsonRpcContentType, path="/"),  # type: ignore[arg-type]
     ]
     return Starlette(routes=routes, middleware=middleware, lifespan=app_lifespan)
 

@@ -99,6 +99,13 @@ async def test_invalid_json_rpc_gets_a_json_rpc_error(spawn) -> None:  # type: i
         invalid = await http.post(url + "/", json={"jsonrpc": "2.0", "id": 2, "method": "SendMessage",
                                                     "params": {"message": "not an object"}})
         assert "error" in invalid.json()
+        # A body not declared JSON (a form, text/plain, none) is refused as such, before it is read.
+        for headers in ({"Content-Type": "text/plain"}, {"Content-Type": "application/x-www-form-urlencoded"}, {}):
+            wrong = await http.post(url + "/", headers=headers, content=b'{"jsonrpc": "2.0", "id": 3, '
+                                    b'"method": "SendMessage", "params": {}}')
+            assert wrong.status_code == 415 and wrong.json()["error"]["code"] == -32005
+        charset = await http.post(url + "/", content=b"{not json", headers={"Content-Type": "Application/JSON; charset=utf-8"})
+        assert charset.json()["error"]["code"] == -32700  # JSON with a charset is JSON
 
 
 async def test_unreachable_agent_is_a_clear_error() -> None:
