@@ -36,7 +36,8 @@ TASK_TABLE = "a2a_tasks"
 #: right, failing the chat after a pool's default 30 s is not.
 TASK_POOL_TIMEOUT_S = 300.0
 #: Seconds a task looked up and not found is answered "not found" from memory (until this process saves it).
-#: The SDK looks a new task up three times before saving it; an id is a server-made UUID, so no other replica
+#: The SDK's V2 request handler looked a new task up three times before saving it (the legacy one the hub runs,
+#: `request_handler.HubRequestHandler`, does not look it up); an id is a server-made UUID, so no other replica
 #: creates the same one meanwhile.
 ABSENT_S = 2.0
 
@@ -87,7 +88,7 @@ class WriteOnStateChange(TaskStore):
             if now - self._absent.get(task_id, float("-inf")) < ABSENT_S:
                 return None
             found = await self.inner.get(task_id, context)
-            if found is None:  # a new task: the SDK asks three times before its first save
+            if found is None:  # a new task, asked for before its first save
                 if len(self._absent) > 1000:
                     self._absent = {k: t for k, t in self._absent.items() if now - t < ABSENT_S}
                 self._absent[task_id] = now

@@ -81,7 +81,8 @@ async def test_waiting_for_input_is_always_written() -> None:
 
 
 async def test_a_task_not_found_is_not_looked_up_again_until_saved(monkeypatch: Any) -> None:
-    """The SDK looks a new task up three times before its first save: only the first reaches the store."""
+    """A new task looked up again and again before its first save (the SDK's V2 handler did, three times): only
+    the first lookup reaches the store."""
     inner = CountingStore()
     store = WriteOnStateChange(inner)
     ctx = ServerCallContext()
