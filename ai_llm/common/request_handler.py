@@ -27,6 +27,7 @@ from typing import Any
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event, EventConsumer
 from a2a.server.request_handlers import LegacyRequestHandler
+from a2a.server.request_handlers.default_request_handler import TERMINAL_TASK_STATES
 from a2a.server.request_handlers.request_handler import validate, validate_request_params
 from a2a.server.tasks import ResultAggregator, TaskManager
 from a2a.types.a2a_pb2 import SubscribeToTaskRequest, Task, TaskState, TaskStatusUpdateEvent
@@ -35,14 +36,11 @@ from a2a.utils.errors import TaskNotFoundError, UnsupportedOperationError
 #: Seconds a subscriber to a task with no running execution waits before it looks at the store again.
 SUBSCRIBE_POLL_S = 1.0
 
-TERMINAL_STATES = frozenset({TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED,
-                             TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED})
-
 
 def _ends_task(event: Event) -> bool:
     """Whether `event` carries a terminal state of its task."""
     if isinstance(event, Task | TaskStatusUpdateEvent):
-        return event.status.state in TERMINAL_STATES
+        return event.status.state in TERMINAL_TASK_STATES
     return False
 
 
@@ -67,7 +65,7 @@ class HubRequestHandler(LegacyRequestHandler):
         task = await self.task_store.get(params.id, context)
         if task is None:
             raise TaskNotFoundError
-        if task.status.state in TERMINAL_STATES:
+        if task.status.state in TERMINAL_TASK_STATES:
             raise UnsupportedOperationError(
                 message=f"Task {task.id} is in terminal state: {TaskState.Name(task.status.state)}")
         yield task  # A2A §3.1.6: the task first
@@ -75,7 +73,10 @@ class HubRequestHandler(LegacyRequestHandler):
             started = self._started.get(task.id)
             if started is None:
                 started = self._started[task.id] = asyncio.Event()
-            queue = await self._queue_manager.tap(task.id)
+            # The running execution's queue, unless it has closed already: an execution's queue stays
+            # registered for a moment after it closes, and a tap of a closed queue would never close.
+            running = await self._queue_manager.get(task.id)
+            queue = await running.tap() if running is not None and not running.is_closed() else None
             if queue is not None:  # an execution runs: its events, until it ends or pauses
                 manager = TaskManager(task_id=task.id, context_id=task.context_id, task_store=self.task_store,
                                       initial_message=None, context=context)
@@ -92,7 +93,7 @@ class HubRequestHandler(LegacyRequestHandler):
             current = await self.task_store.get(task.id, context)
             if current is None:
                 raise TaskNotFoundError
-            if current.status.state in TERMINAL_STATES:  # ended elsewhere, or before its queue was tapped
+            if current.status.state in TERMINAL_TASK_STATES:  # ended elsewhere, or before its queue was tapped
                 yield TaskStatusUpdateEvent(task_id=current.id, context_id=current.context_id,
                                             status=current.status)
                 return

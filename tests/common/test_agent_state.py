@@ -218,8 +218,9 @@ async def test_an_agent_alone_on_an_unmigrated_database_creates_its_tables_with_
 async def test_a_subscriber_to_a_task_waiting_for_input_follows_it_to_its_end(
         db_processes: AgentProcesses, answered_by: str) -> None:
     """A2A §3.1.6: SubscribeToTask works on any task not ended, and its stream ends when the task does. The
-    task waits for input (no execution runs) when the subscriber comes; the answer then runs it on this
-    replica (its events are followed) or on another (its end is found in the shared store)."""
+    task waits for input (no execution runs) when the subscriber comes; a follow-up asks again (the task
+    pauses a second time: the stream goes on), then the answer ends it, run on this replica (its events are
+    followed) or on another (its end is found in the shared store)."""
     one = db_processes.start("sub-1", STATE_AGENT)
     two = db_processes.start("sub-2", STATE_AGENT) if answered_by == "other replica" else one
     ctx = str(uuid.uuid4())
@@ -229,6 +230,10 @@ async def test_a_subscriber_to_a_task_waiting_for_input_follows_it_to_its_end(
     subscription = asyncio.create_task(subscribe(one.url or "", asked.id))
     await asyncio.sleep(0.5)
     assert not subscription.done()  # the task has not ended, so neither has its stream
+    again = await send_to_task(two.url or "", "ask", context_id=ctx, task_id=asked.id)
+    assert state_name(again) == "TASK_STATE_INPUT_REQUIRED"
+    await asyncio.sleep(0.5)
+    assert not subscription.done()
     answered = await send_to_task(two.url or "", "the red one", context_id=ctx, task_id=asked.id)
     assert state_name(answered) == "TASK_STATE_COMPLETED"
     events = await asyncio.wait_for(subscription, 30)
