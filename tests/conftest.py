@@ -29,7 +29,7 @@ for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HUB_TOKEN", "DATABASE_URL", "
     os.environ.pop(_var, None)
 
 EVAL_DATA = Path(os.environ.get("HUB_EVAL_DATA", PROJECT_ROOT.parent / "shared" / "eval-data"))
-EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+EMBEDDING_MODEL = "multilingual-e5-small"
 EMBEDDING_DIM = 384
 
 
@@ -69,7 +69,7 @@ def pg_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def embedding_server(session_dir: Path) -> Iterator[str]:
-    """Base URL (`…/v1`) of a real embedding-server process serving all-MiniLM-L6-v2."""
+    """Base URL (`…/v1`) of a real embedding-server process serving multilingual-e5-small (the offline default)."""
     port = free_port()
     child = start_module("embedding_server", "ai_llm.embedding_server", ["--port", str(port)], {},
                          session_dir / "logs")

@@ -1,8 +1,13 @@
 """Embeddings port: one adapter speaking the OpenAI `/v1/embeddings` wire format.
 
 Production uses OpenAI's `text-embedding-3-small`; offline, the hub's own embedding server
-(`python -m ai_llm.embedding_server`, port 10016) serves `all-MiniLM-L6-v2` on the same wire format, so
-every process uses this one adapter and the model is loaded once for the whole hub.
+(`python -m ai_llm.embedding_server`, port 10016) serves `multilingual-e5-small` (or `all-MiniLM-L6-v2`) on the
+same wire format, so every process uses this one adapter and the model is loaded once for the whole hub.
+
+Every call says what it embeds: `kind="query"` (a question, a search request) or `kind="passage"` (document
+text). Models trained with input prefixes get them here (`INPUT_PREFIXES`: the E5 family's `query: ` and
+`passage: `), so any server speaking the wire format — the hub's own, TEI, vLLM — sees the text the model
+expects; for other models both kinds are sent as they are.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import asyncio
 import base64
 import math
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 import httpx
 import numpy as np
@@ -21,11 +26,55 @@ from ai_llm.common.settings import Settings
 
 #: Known output dimensions, used before the first call (the server is still warming up, say).
 KNOWN_DIMENSIONS = {
+    "multilingual-e5-small": 384,
     "all-MiniLM-L6-v2": 384,
     "text-embedding-3-small": 1536,
     "text-embedding-3-large": 3072,
     "text-embedding-ada-002": 1536,
 }
+
+
+Kind = Literal["query", "passage"]
+
+#: Input prefixes (query, passage) of models trained with them (the E5 model cards).
+INPUT_PREFIXES: dict[str, tuple[str, str]] = {
+    name: ("query: ", "passage: ")
+    for base in ("multilingual-e5-small", "multilingual-e5-base", "multilingual-e5-large", "e5-small-v2",
+                 "e5-base-v2", "e5-large-v2")
+    for name in (base, f"intfloat/{base}")
+}
+
+#: Models whose vectors place a Korean question near English text and back (cross-lingual retrieval).
+MULTILINGUAL_MODELS = frozenset({"multilingual-e5-small", "intfloat/multilingual-e5-small", "text-embedding-3-small",
+                                 "text-embedding-3-large"})
+
+
+def is_multilingual(model: str) -> bool:
+    """Whether `model` embeds Korean and English into one space (`MULTILINGUAL_MODELS`, any multilingual-e5)."""
+    return model in MULTILINGUAL_MODELS or "multilingual-e5" in model
+
+
+#: Cosine similarities of each model rescaled from (floor, ceiling) to [0, 1] where a score is fused: the floor
+#: near the median cosine of a question to an unrelated page, the ceiling near the 90th percentile of a question
+#: to the page that answers it (measured on the RAG development set). E5's cosines sit in a narrow high band.
+SIMILARITY_RANGES: dict[str, tuple[float, float]] = {"multilingual-e5-small": (0.78, 0.90),
+                                                     "intfloat/multilingual-e5-small": (0.78, 0.90)}
+DEFAULT_SIMILARITY_RANGE = (0.2, 0.8)
+
+
+def rescale_similarity(model: str, similarity: float) -> float:
+    """`similarity` (cosine) of `model` on [0, 1] (`SIMILARITY_RANGES`)."""
+    floor, ceiling = SIMILARITY_RANGES.get(model, DEFAULT_SIMILARITY_RANGE)
+    return max(0.0, min(1.0, (similarity - floor) / (ceiling - floor)))
+
+
+def with_prefix(model: str, texts: Sequence[str], kind: Kind) -> list[str]:
+    """`texts` as `model` expects them for `kind` (`INPUT_PREFIXES`; unchanged for other models)."""
+    prefixes = INPUT_PREFIXES.get(model)
+    if prefixes is None:
+        return list(texts)
+    prefix = prefixes[0] if kind == "query" else prefixes[1]
+    return [prefix + t for t in texts]
 
 
 class EmbeddingError(RuntimeError):
@@ -38,8 +87,8 @@ class Embeddings(Protocol):
     model: str
     dimension: int
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed many texts, preserving order."""
+    async def embed(self, texts: Sequence[str], kind: Kind = "passage") -> list[list[float]]:
+        """Embed many texts of one kind (`query` or `passage`), preserving order."""
         ...
 
     async def close(self) -> None:
@@ -77,11 +126,11 @@ class OpenAIEmbeddings:
         # request grows with the square of its connections (a pool of 100 cost ~6 ms per call under 64 callers).
         self._client = pooled_client(timeout=timeout_s, headers={"Authorization": f"Bearer {api_key or 'local'}"})
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    async def embed(self, texts: Sequence[str], kind: Kind = "passage") -> list[list[float]]:
         if not texts:
             return []
         # Empty strings are rejected by OpenAI; a single space embeds to a neutral vector.
-        cleaned = [t if t.strip() else " " for t in texts]
+        cleaned = with_prefix(self.model, [t if t.strip() else " " for t in texts], kind)
         batches = [cleaned[i:i + self.batch_size] for i in range(0, len(cleaned), self.batch_size)]
         results = await asyncio.gather(*(self._embed_batch(b) for b in batches))
         vectors = [v for batch in results for v in batch]
@@ -132,6 +181,23 @@ def _error_message(response: httpx.Response) -> str:
     except ValueError:
         pass
     return response.text[:300]
+
+
+async def embed_queries_and_passages(embeddings: Embeddings, queries: Sequence[str],
+                                     passages: Sequence[str]) -> tuple[list[list[float]], list[list[float]]]:
+    """Query vectors and passage vectors, the two calls made concurrently (none for an empty list)."""
+    async def none() -> list[list[float]]:
+        return []
+
+    q, p = await asyncio.gather(embeddings.embed(queries, kind="query") if queries else none(),
+                                embeddings.embed(passages, kind="passage") if passages else none())
+    return q, p
+
+
+def index_model(settings: Settings) -> tuple[str, int]:
+    """The configured embedding model and its dimension, as the index records them (`db.migrate`)."""
+    model = settings.embedding_model_name
+    return model, KNOWN_DIMENSIONS.get(model, 0)
 
 
 def make_embeddings(settings: Settings) -> OpenAIEmbeddings:

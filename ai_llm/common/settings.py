@@ -144,8 +144,11 @@ class Settings(BaseSettings):
     rag_min_evidence: float = 0.2
     # Share (0-1) of all the question's salient words (known to the corpus or not) that the best window must hold.
     rag_min_question_coverage: float = 0.25
+    # Similarity (0-1, the model's cosine rescaled) at which a sentence in the other language than the question
+    # answers it (word coverage cannot be measured across languages). Tuned on benchmarks/data/rag_newdocs_dev.jsonl.
+    rag_min_similarity: float = Field(0.5, ge=0.0, le=1.0)
     rag_expand_korean: bool = False  # add Kiwi's similar morphemes to Korean questions (measured: no gain)
-    # Vector similarity for Korean questions; None = only with EMBEDDING_PROVIDER=openai (offline model is English-only).
+    # Vector similarity for Korean questions; None = when the embedding model is multilingual (embeddings.is_multilingual).
     rag_vector_korean: bool | None = None
     rag_ef_search: int = 100  # HNSW ef_search: higher = better recall, slower search
 
@@ -288,10 +291,10 @@ class Settings(BaseSettings):
 
     @property
     def embedding_model_name(self) -> str:
-        """Embedding model id (local default: all-MiniLM-L6-v2, OpenAI: text-embedding-3-small)."""
+        """Embedding model id (local default: multilingual-e5-small, OpenAI: text-embedding-3-small)."""
         if self.embedding_model:
             return self.embedding_model
-        return "text-embedding-3-small" if self.embedding_provider == "openai" else "all-MiniLM-L6-v2"
+        return "text-embedding-3-small" if self.embedding_provider == "openai" else "multilingual-e5-small"
 
     @property
     def llm_online(self) -> bool:

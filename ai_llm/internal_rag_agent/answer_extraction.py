@@ -13,6 +13,10 @@ The answer quotes the best one to three sentences — whole, in reading order, e
 and the documents are said to answer only when the best sentence window covers enough of the question
 (`min_evidence`, tuned on the dev split): the `no_result` decision rests on what the text holds, not on a
 retrieval score calibrated on one set.
+
+Word coverage cannot be measured across languages (a Korean question's words are in no English sentence), so
+a sentence in the other script than the question's is judged by the multilingual embedding model instead: it
+answers when its similarity to the question (rescaled for the model) reaches `min_similarity`.
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ class Quote:
     score: float
     window_coverage: float  # of the question's words the corpus knows
     question_coverage: float = 0.0  # of all the question's words
+    cross_similarity: float = 0.0  # rescaled similarity, for a sentence in the other script than the question
     neighbours: list[str] = field(default_factory=list)
 
     @property
@@ -119,12 +124,18 @@ class Evidence:
     quotes: list[Quote]
     best_coverage: float
     question_coverage: float = 0.0
+    cross_similarity: float = 0.0  # best rescaled similarity of a top sentence in the other script
 
-    def answerable(self, min_evidence: float, min_question_coverage: float = 0.0) -> bool:
+    def answerable(self, min_evidence: float, min_question_coverage: float = 0.0,
+                   min_similarity: float | None = None) -> bool:
         """Enough of what the question asks, among the words the documents know, is in the best window — and
-        enough of the whole question (an unrelated question shares a word or two with any document)."""
-        return bool(self.quotes) and self.best_coverage >= min_evidence \
-            and self.question_coverage >= min_question_coverage
+        enough of the whole question (an unrelated question shares a word or two with any document); or, for a
+        sentence in the other language, the model's similarity reaches `min_similarity` (None: not used)."""
+        if not self.quotes:
+            return False
+        lexical = self.best_coverage >= min_evidence and self.question_coverage >= min_question_coverage
+        return lexical or (min_similarity is not None and 0.0 < self.cross_similarity
+                           and self.cross_similarity >= min_similarity)
 
 
 def content_lines(text: str) -> list[str]:
@@ -148,10 +159,11 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     """Score the sentences of the best chunks and pick the ones to quote (see the module docstring).
 
     Args:
-        similarity: cosine similarity of the question to each candidate sentence (English embeddings), when
-            available; it joins the score as one more signal.
+        similarity: the question's similarity to each candidate sentence on [0, 1] (cosine rescaled for the
+            model by `embeddings.rescale_similarity`), when available; it joins the score as one more signal.
     """
     wants_number = bool(_QUANTITY.search(question)) or bool(query.numbers)
+    korean_question = bool(HANGUL_SYLLABLE.search(question))
     units = asked_units(question)
     considered = list(chunks[:CHUNKS_CONSIDERED])
     best_relevance = max((c.relevance for c in considered), default=0.0) or 1.0
@@ -169,21 +181,28 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             whole = coverage(query, window_terms, stats)
             score = 0.55 * own + 0.2 * whole + 0.25 * chunk.relevance / best_relevance
             if similarity and sentence in similarity:
-                score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * _rescale(similarity[sentence])
+                score = (1 - SIMILARITY_WEIGHT) * score + SIMILARITY_WEIGHT * similarity[sentence]
             if chunk.hit.source_kind == "report":
                 score *= REPORT_FACTOR  # a sentence the hub quoted into a report: its original comes first
             if not _SENTENCE_END.search(sentence) and len(sentence) < 80 and not HANGUL_SYLLABLE.search(sentence):
                 score *= HEADING_PENALTY  # a heading or a table cell names the topic but answers nothing
             if wants_number and _DIGIT.search(sentence):
                 score += 0.08
+            states_unit = True
             if units:
                 window_text = " ".join(sentences[j] for j in range(i, min(len(sentences), i + 2))) \
                     if SENTENCE_TYPE_CHECK else " ".join(sentences[j] for j in around)
-                if all(unit.search(window_text) for unit in units):
+                states_unit = all(unit.search(window_text) for unit in units)
+                if states_unit:
                     score += 0.1
                 else:  # the quantity asked for is not stated here: this window cannot answer
                     window = 0.0
-            candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4)))
+            cross = 0.0
+            if similarity and sentence in similarity and states_unit \
+                    and bool(HANGUL_SYLLABLE.search(sentence)) != korean_question:
+                cross = similarity[sentence]
+            candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
+                                    round(cross, 4)))
     if not candidates:
         return Evidence([], 0.0)
     candidates.sort(key=lambda q: q.score, reverse=True)
@@ -202,11 +221,8 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
         chosen.append(quote)
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
-    return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top))
-
-
-def _rescale(similarity: float) -> float:
-    return max(0.0, min(1.0, (similarity - 0.2) / 0.6))
+    return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
+                    max(c.cross_similarity for c in top))
 
 
 def _words(text: str) -> set[str]:

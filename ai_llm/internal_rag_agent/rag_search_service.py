@@ -7,12 +7,15 @@ follow-up, the earlier turn's terms as weaker ones. Then, concurrently:
 * term search: every chunk holding a query term (`term_match_documents`), scored here with BM25 from the
   corpus statistics (`term_statistics`) — Postgres' own rank has no inverse document frequency, and a rare
   exact term ("clock stretching", `0x82`) must outrank common words;
-* vector search: the question (and, with an LLM, its variants; for a Korean question offline, its English
-  rendering from the glossary) embedded in one batched call, `match_documents` per vector in one round trip.
+* vector search: the question (and, with an LLM, its variants) embedded as queries in one batched call,
+  `match_documents` per vector in one round trip.
 
-Scores are normalised per list and combined (`TERM_WEIGHT`, `VECTOR_WEIGHT`), the chunks deduplicated by
-`storage_ref:chunk_index` and cut to the top k. The offline embedding model (all-MiniLM-L6-v2) is English-only,
-so a Korean question's own vector does not vote (`RAG_VECTOR_KOREAN` overrides); its English rendering does.
+Scores are normalised per list (BM25 by the best chunk's, cosines on the model's own band:
+`embeddings.rescale_similarity`) and combined (`TERM_WEIGHT`, `VECTOR_WEIGHT`), the chunks deduplicated by
+`storage_ref:chunk_index` and cut to the top k. With a multilingual model (the offline default,
+multilingual-e5-small, or OpenAI's) a Korean question's vector votes like any other; with the English-only
+all-MiniLM-L6-v2 it does not (`RAG_VECTOR_KOREAN` overrides), and the question's English rendering from the
+glossary is embedded instead.
 
 Whether the documents answer at all is decided later, per sentence, from evidence (`answer_extraction`).
 """
@@ -29,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import EmbeddingError, Embeddings
+from ai_llm.common.embeddings import EmbeddingError, Embeddings, is_multilingual, rescale_similarity
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
@@ -51,9 +54,6 @@ STALE_CHECK_S = 300.0
 REPORT_FACTOR = 0.8
 #: A follow-up stays on its conversation's document: other documents' chunks rank at this share.
 OTHER_DOCUMENT_FACTOR = 0.7
-#: Cosine similarities are rescaled from [SIM_FLOOR, SIM_CEIL] to [0, 1] (MiniLM: unrelated text ≈ 0.1–0.3).
-SIM_FLOOR = 0.2
-SIM_CEIL = 0.8
 
 
 class QueryPlan(BaseModel):
@@ -105,12 +105,8 @@ class SearchOutcome:
                            for c in self.chunks]}
 
 
-def rescale_similarity(similarity: float) -> float:
-    return max(0.0, min(1.0, (similarity - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR)))
-
-
 def english_rendering(query: QueryTerms) -> str:
-    """A Korean question's English terms from the glossary (what the English-only embedding model can read)."""
+    """A Korean question's English terms from the glossary (what an English-only embedding model can read)."""
     words: list[str] = []
     for group in query.groups:
         english = [t for t in group.alternatives if t.isascii()]
@@ -175,7 +171,7 @@ class RagSearchService:
             return True
         if self.settings.rag_vector_korean is not None:
             return self.settings.rag_vector_korean
-        return self.settings.embedding_provider == "openai"
+        return is_multilingual(self.embeddings.model)
 
     async def make_queries(self, question: str) -> list[str]:
         """The model's rewrite plus up to three variants (distinct queries, rewrite first), topped up with the
@@ -228,7 +224,7 @@ class RagSearchService:
         vectors: list[list[float]] = []
         if texts:
             try:
-                vectors = await self.embeddings.embed(texts)  # one batched call for every query text
+                vectors = await self.embeddings.embed(texts, kind="query")  # one batched call for every query text
             except EmbeddingError as exc:  # the embedding server is down: term search still answers
                 note_degraded("embeddings", exc)
         timings["embed"] = (time.perf_counter() - t) * 1000
@@ -256,7 +252,8 @@ class RagSearchService:
         vector_weight = VECTOR_WEIGHT if vectors else 0.0
         for entry in fused.values():
             entry.relevance = round((1 - vector_weight) * entry.term_score / best_term
-                                    + vector_weight * rescale_similarity(entry.vector_score), 4)
+                                    + vector_weight * rescale_similarity(self.embeddings.model,
+                                                                        entry.vector_score), 4)
             if entry.hit.source_kind == "report":
                 entry.relevance = round(entry.relevance * REPORT_FACTOR, 4)
             if document is not None and entry.hit.storage_ref != document:

@@ -245,7 +245,7 @@ class SearchGateway:
                 or time.monotonic() - self._embed_failed_at < EMBED_COOLDOWN_S:
             return [None] * len(texts)
         try:
-            vectors = await asyncio.wait_for(self.embeddings.embed(texts), self.config.cache.embed_timeout_s)
+            vectors = await asyncio.wait_for(self.embeddings.embed(texts, kind="query"), self.config.cache.embed_timeout_s)
             return list(vectors)
         except Exception as exc:  # the semantic layer is an optimisation: skip it, keep answering
             self._embed_failed_at = time.monotonic()

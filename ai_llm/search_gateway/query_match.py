@@ -1,7 +1,8 @@
 """Same-request check of the semantic cache: may the answer cached for one query serve another?
 
 Embedding cosine measures topic, not request: all-MiniLM-L6-v2 puts "Korea GDP growth rate 2023" and
-"… 2024" at 0.976, above any useful threshold. So a semantic hit also needs `same_request(cached, asked)`:
+"… 2024" at 0.976, and multilingual-e5-small "usd to eur" / "eur to usd" at 0.996, above any useful threshold
+(docs/adr/0002-semantic-cache-check-stays-on-rules.md). So a semantic hit also needs `same_request(cached, asked)`:
 the two texts must carry the same *request content*, whatever their cosine.
 
 How the two texts are compared:
@@ -111,8 +112,8 @@ It is cheap: a regex pass, one Kiwi call for text with Hangul (≈0.1–0.3 ms),
 tables (≈0.15 s, ≈13k phrases) are loaded once per process, lazily; `warm_up()` loads both ahead of time.
 
 Because the check decides, the cache's cosine threshold only picks candidates and sits low (0.25 in
-`search_config.yaml`): all-MiniLM-L6-v2 is an English model and puts typos ("Samsng") and Korean/English
-names of one thing ("NVIDIA" / "엔비디아", "Microsoft CEO" / "마이크로소프트 최고경영자") at 0.25-0.7.
+`search_config.yaml`): all-MiniLM-L6-v2, an English model, puts typos ("Samsng") and Korean/English names of
+one thing ("NVIDIA" / "엔비디아", "Microsoft CEO" / "마이크로소프트 최고경영자") at 0.25-0.7.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import Embeddings, cosine
+from ai_llm.common.embeddings import Embeddings, cosine, embed_queries_and_passages
 from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit
 from ai_llm.web_research_agent.relevance import lexical_score
 
@@ -91,8 +91,9 @@ async def read_pages(hits: Sequence[SearchHit], question: str,
     sims = [0.0] * len(chunks)
     if embeddings is not None:
         try:
-            vectors = await embeddings.embed([question, *[f"{c.title}. {c.text}"[:EMBED_CHARS] for c in chunks]])
-            sims = [cosine(vectors[0], v) for v in vectors[1:]]
+            asked, vectors = await embed_queries_and_passages(
+                embeddings, [question], [f"{c.title}. {c.text}"[:EMBED_CHARS] for c in chunks])
+            sims = [cosine(asked[0], v) for v in vectors]
         except Exception as exc:  # embedding server down: token coverage still ranks
             note_degraded("embeddings", exc)
             embeddings = None

@@ -16,7 +16,8 @@ def test_defaults_are_loopback_and_offline() -> None:
     s = make()
     assert s.hub_host == "127.0.0.1"
     assert not s.llm_online
-    assert s.embedding_model_name == "all-MiniLM-L6-v2"
+    assert s.embedding_model_name == "multilingual-e5-small"
+    assert make(embedding_provider="openai", openai_api_key="k").embedding_model_name == "text-embedding-3-small"
     assert s.embedding_base_url == "http://127.0.0.1:10016/v1"
     assert s.agent_url("internal_rag") == "http://127.0.0.1:10012"
     assert s.search_gateway_mcp_url == "http://127.0.0.1:10015/mcp"

@@ -36,7 +36,7 @@ class CountingEmbeddings:
         self.model = inner.model
         self.texts: list[str] = []
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    async def embed(self, texts: Sequence[str], kind: str = "passage") -> list[list[float]]:
         self.texts.extend(texts)
         return await self.inner.embed(texts)
 

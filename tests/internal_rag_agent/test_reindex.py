@@ -28,8 +28,8 @@ class TruncatedEmbeddings:
         self.dimension = dimension
         self.model = f"{inner.model}-first{dimension}"
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [v[: self.dimension] for v in await self.inner.embed(texts)]
+    async def embed(self, texts: Sequence[str], kind: str = "passage") -> list[list[float]]:
+        return [v[: self.dimension] for v in await self.inner.embed(texts, kind=kind)]  # type: ignore[arg-type]
 
 
 async def _line_dimensions(db: Database) -> list[int | None]:
@@ -86,3 +86,21 @@ async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmb
         [query] = await small.embed(["What does the address byte contain?"])
         hits = await PgVectorStore(db).vector_search(query, 2)
         assert [h.chunk_index for h in hits] == [1, 0]
+
+
+async def test_a_model_of_the_same_dimension_is_refused_until_reindexed(own_pg: str,
+                                                                        embeddings: OpenAIEmbeddings) -> None:
+    """The model id, not only the dimension, guards the index: an index made with all-MiniLM-L6-v2 (384) is
+    refused by multilingual-e5-small (384) until `hub reindex` re-embeds it, and then opens."""
+    await migrate(own_pg, "all-MiniLM-L6-v2", 384)
+    async with Database(own_pg) as db:
+        await PgVectorStore(db).replace_document("doc", [
+            StoredChunk("doc", 0, "The I2C address byte holds seven bits.", [1], "i2c address byte", [0.0] * 384, "h")])
+        with pytest.raises(EmbeddingMismatchError, match="indexed with all-MiniLM-L6-v2.*hub reindex"):
+            await migrate(own_pg, EMBEDDING_MODEL, EMBEDDING_DIM)
+        moved = await reindex_database(own_pg, embeddings)
+        assert moved["embedding_model"] == EMBEDDING_MODEL and moved["index_rebuilt"] is False
+        await migrate(own_pg, EMBEDDING_MODEL, EMBEDDING_DIM)  # no mismatch any more
+        [query] = await embeddings.embed(["주소 바이트에는 몇 비트가 들어가?"], kind="query")
+        hits = await PgVectorStore(db).vector_search(query, 1)
+        assert hits and hits[0].score > 0.5  # a real vector now, found by a Korean question

@@ -129,7 +129,7 @@ async def test_deep_read_embeds_the_head_of_each_chunk_and_keeps_it_whole(web_se
     real = web_deps.embeddings
 
     class Recording:
-        async def embed(self, texts: list[str]) -> list[list[float]]:
+        async def embed(self, texts: list[str], kind: str = "passage") -> list[list[float]]:
             sent.extend(texts)
             return await real.embed(texts)
 

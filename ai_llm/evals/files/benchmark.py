@@ -16,9 +16,10 @@ from typing import Any
 import httpx
 
 from ai_llm.common.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.embeddings import index_model
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
-from ai_llm.common.settings import Settings
+from ai_llm.common.settings import Settings, get_settings
 from ai_llm.file_management_agent.agent_server import create_app
 from ai_llm.file_management_agent.rag_index import IndexResult
 
@@ -70,7 +71,7 @@ async def run_bench(size_mb: float = 20.0, rounds: int = 3, database_url: str | 
         if not database_url:
             server, url = await asyncio.to_thread(start_embedded_postgres, root / "pg")
         try:
-            await migrate(url, "all-MiniLM-L6-v2", 384)
+            await migrate(url, *index_model(get_settings()))
             async with Database(url) as db:
                 settings = Settings(database_url=url, data_dir=root / "data", max_upload_mb=size_mb * 2,
                                     _env_file=None)  # type: ignore[call-arg]

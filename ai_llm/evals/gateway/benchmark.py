@@ -21,6 +21,8 @@ from typing import Any
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import migrate, start_embedded_postgres
+from ai_llm.common.embeddings import index_model
+from ai_llm.common.settings import get_settings
 from ai_llm.evals.harness import embedding_server, module_process
 from ai_llm.search_gateway.corpus import read_hotpotqa, wiki_url, write_hotpotqa_corpus
 from ai_llm.search_gateway.models import SearchRequest
@@ -118,7 +120,7 @@ def run_benchmark(data: Path, delay_ms: float = 800.0, cost_per_call: float = 0.
         encoding="utf-8")
     server, pg_url = start_embedded_postgres(tmp / "pg")
     try:
-        asyncio.run(migrate(pg_url, "all-MiniLM-L6-v2", 384))
+        asyncio.run(migrate(pg_url, *index_model(get_settings())))
         with embedding_server(log_dir=log_dir, timeout_s=180) as embedding_url:
             env = {"DATABASE_URL": pg_url, "EMBEDDING_URL": embedding_url, "LOCAL_CORPUS": str(corpus),
                    "SEARCH_CONFIG": str(config), "DATA_DIR": str(tmp / "data")}

@@ -5,7 +5,7 @@ searched first and cached, then `b` is asked. With `same: false`, serving `b` fr
 hit* (another question's results); with `same: true`, serving it is the wanted *same hit*.
 
 Everything runs through the real path, as `hub bench gateway` does: an embedded Postgres, the embedding
-server (all-MiniLM-L6-v2) and gateway processes over MCP, the local provider answering from a corpus of the
+server (the configured offline model) and gateway processes over MCP, the local provider answering from a corpus of the
 pair texts themselves (one page per text, so every query has results and is cached). Two gateways run in
 the same run: one with the same-request guard (`cache.semantic_guard: true`, the default policy) and the
 cosine-only baseline (`semantic_guard: false`) at the same threshold, plus cosine-only gateways at any
@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from ai_llm.common.db import migrate, start_embedded_postgres
+from ai_llm.common.embeddings import index_model
 from ai_llm.common.jsonl import iter_jsonl
+from ai_llm.common.settings import get_settings
 from ai_llm.evals.gateway.benchmark import gateway_process, mcp_calls
 from ai_llm.evals.harness import embedding_server
 from ai_llm.search_gateway.config import load_config
@@ -215,7 +217,7 @@ def run_pairs_benchmark(path: Path, threshold: float | None = None, baseline_thr
     try:
         if database_url is None:
             server, database_url = start_embedded_postgres(tmp / "pg")
-            asyncio.run(migrate(database_url, "all-MiniLM-L6-v2", 384))
+            asyncio.run(migrate(database_url, *index_model(get_settings())))
         with ExitStack() as stack:
             embedding = stack.enter_context(embedding_server(embedding_url, log_dir=log_dir, timeout_s=180))
             urls = {}

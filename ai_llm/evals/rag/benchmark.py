@@ -1,12 +1,16 @@
 """`hub bench rag`: speed ratios measured against a baseline in the same run.
 
-1. Indexing throughput of the whole pipeline (read, parse, split, embed, one COPY in one transaction) vs
-   embedding the same chunks alone — goal ≥ 0.85.
+1. Indexing throughput of the whole pipeline (read, parse, split, embed the chunks and their lines, one COPY in
+   one transaction) vs embedding the same chunks and lines alone — goal ≥ 0.85. The embedding server runs
+   without its query cache here, so neither side is served vectors the other computed.
 2. Batched insert (one COPY) vs one INSERT per chunk, for `insert_chunks` synthetic chunks.
 3. Multi-query search (rewrite + 3 variants, one embedding call, parallel hybrid searches) vs a 1-query
    hybrid search — goal ≤ 1.5×.
 4. HNSW vs exact scan over `chunks` synthetic vectors (clustered random vectors inserted with binary COPY):
    speed-up and recall@10 against the exact result — goal recall ≥ 0.95.
+5. What the offline embedding model costs (`models`): each offline model served by its own embedding server,
+   one after the other, on the same page chunks (passages, chunks/s) and the same distinct questions (one at a
+   time, so the query cache never answers: median ms), as ratios to all-MiniLM-L6-v2 measured in the same run.
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ from typing import Any
 import numpy as np
 from pgvector import Vector
 
+from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.common.text import split_sentences, tokenize
 from ai_llm.common.text_rules import rewrite_query
+from ai_llm.evals.harness import embedding_server
 from ai_llm.evals.rag.evaluation import rag_environment
 from ai_llm.internal_rag_agent.document_parser import parse_document, split_document
-from ai_llm.internal_rag_agent.indexing_service import DocumentInput
+from ai_llm.internal_rag_agent.indexing_service import DocumentInput, embed_lines
 from ai_llm.internal_rag_agent.vector_store import CHUNK_COLUMNS, PgVectorStore, StoredChunk
 
 DEFAULT_DOC = PROJECT_ROOT.parent / "shared" / "eval-data" / "pdfs" / "lewis2020_rag_paper_arxiv2005.11401.pdf"
@@ -43,17 +49,19 @@ async def bench_indexing(env: Any, paths: list[Path]) -> dict[str, Any]:
         parsed = parse_document(path.read_bytes(), path.name)
         texts.extend(c.content for c in split_document(parsed, env.settings.rag_chunk_size,
                                                        env.settings.rag_chunk_overlap))
-    started = time.perf_counter()
-    await agent.embeddings.embed(texts)
-    embed_before = time.perf_counter() - started
+    async def embed_alone() -> float:
+        started = time.perf_counter()
+        await agent.embeddings.embed(texts)
+        await embed_lines(agent.embeddings, texts)
+        return time.perf_counter() - started
+
+    embed_before = await embed_alone()
     docs = [DocumentInput(storage_ref=f"bench:{p.name}", file_name=p.name, path=str(p)) for p in paths]
     started = time.perf_counter()
     results = await agent.indexing.index_many(docs)
     pipeline_s = time.perf_counter() - started
-    started = time.perf_counter()
-    await agent.embeddings.embed(texts)
     # Embedding alone is timed before and after the pipeline: the mean cancels drifting machine load.
-    embed_s = (embed_before + time.perf_counter() - started) / 2
+    embed_s = (embed_before + await embed_alone()) / 2
     indexed = sum(r.chunks for r in results if r.status == "success")
     return {"documents": [p.name for p in paths], "chunks": indexed,
             "embed_only_chunks_per_s": round(len(texts) / embed_s, 2),
@@ -82,7 +90,7 @@ async def bench_insert(env: Any, n: int) -> dict[str, Any]:
             for c in rows:
                 await conn.execute(sql, (c.storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                          c.content, c.pages, c.tokens, Vector(c.embedding), c.content_hash,
-                                         c.analysis_version, c.source_kind))
+                                         c.analysis_version, c.source_kind, c.line_vectors))
         per_row.append(time.perf_counter() - started)
         await store.delete_document("bench:insert")
     b, r = statistics.median(batched), statistics.median(per_row)
@@ -192,6 +200,49 @@ async def bench_hnsw(env: Any, n: int, dim: int, n_queries: int, ef_search: int)
             "goal": "recall >= 0.95"}
 
 
+#: The offline models compared in `bench_models`, the baseline first.
+OFFLINE_MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
+
+
+async def _model_figures(url: str, model: str, token: str | None, texts: list[str],
+                         questions: list[str]) -> dict[str, float]:
+    adapter = OpenAIEmbeddings(url, model, api_key=token, timeout_s=600)
+    try:
+        await adapter.embed(texts[:4])  # the model loads on the first request
+        started = time.perf_counter()
+        await adapter.embed(texts)
+        index_s = time.perf_counter() - started
+        times = []
+        for question in questions:
+            started = time.perf_counter()
+            await adapter.embed([question], kind="query")
+            times.append(time.perf_counter() - started)
+    finally:
+        await adapter.close()
+    return {"chunks_per_s": round(len(texts) / index_s, 2), "query_median_ms": _ms(statistics.median(times))}
+
+
+async def bench_models(env: Any, paths: list[Path], n_queries: int) -> dict[str, Any]:
+    """Indexing throughput and query latency of each offline model, as ratios to MiniLM (see module docstring)."""
+    texts: list[str] = []
+    for path in paths:
+        parsed = parse_document(path.read_bytes(), path.name)
+        texts.extend(c.content for c in split_document(parsed, env.settings.rag_chunk_size,
+                                                       env.settings.rag_chunk_overlap))
+    questions = [f"What does section {i} say about setting {i * 7 % 13} of the device?"
+                 for i in range(max(n_queries, 5))]
+    figures: dict[str, Any] = {}
+    for model in OFFLINE_MODELS:
+        with embedding_server(token=env.settings.hub_token, env={"EMBEDDING_MODEL": model, "EMBEDDING_CACHE_SIZE": "0"},
+                              timeout_s=600) as url:
+            figures[model] = await _model_figures(url, model, env.settings.hub_token, texts, questions)
+    base = figures[OFFLINE_MODELS[0]]
+    for model in OFFLINE_MODELS[1:]:
+        figures[model]["indexing_ratio"] = round(figures[model]["chunks_per_s"] / base["chunks_per_s"], 3)
+        figures[model]["query_latency_ratio"] = round(figures[model]["query_median_ms"] / base["query_median_ms"], 3)
+    return {"chunks": len(texts), "queries": len(questions), "baseline": OFFLINE_MODELS[0], "models": figures}
+
+
 def bench_documents(docs: Path | None) -> list[Path]:
     """PDFs for the indexing benchmark: `--docs` (file or folder) or the RAG paper from the shared eval data."""
     if docs is None:
@@ -200,17 +251,19 @@ def bench_documents(docs: Path | None) -> list[Path]:
 
 
 async def run_rag_bench(base: Settings, docs: Path | None, chunks: int, insert_chunks: int,
-                        n_queries: int) -> dict[str, Any]:
+                        n_queries: int, compare_models: bool = True) -> dict[str, Any]:
     """The whole `hub bench rag` run in a temporary database."""
     paths = await asyncio.to_thread(bench_documents, docs)
     if not paths:
         raise FileNotFoundError("no PDF to index: pass --docs (e.g. ../shared/eval-data/pdfs)")
-    async with rag_environment(base) as env:
+    async with rag_environment(base, embedding_env={"EMBEDDING_CACHE_SIZE": "0"}) as env:
         result: dict[str, Any] = {"embedding_model": env.settings.embedding_model_name}
         result["indexing"] = await bench_indexing(env, paths)
         result["batched_insert"] = await bench_insert(env, insert_chunks)
         result["multi_query"] = await bench_multi_query(env, n_queries)
         dim = env.agent.embeddings.dimension or 384
         result["hnsw_vs_exact"] = await bench_hnsw(env, chunks, dim, 50, env.settings.rag_ef_search)
+        if compare_models:
+            result["models"] = await bench_models(env, paths, n_queries)
     return result
 

@@ -41,10 +41,13 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         chunks: Annotated[int, typer.Option(help="synthetic chunks for HNSW vs exact scan")] = 100_000,
         insert_chunks: Annotated[int, typer.Option(help="chunks for batched vs per-row insert")] = 1000,
         queries: Annotated[int, typer.Option(help="queries per latency measurement")] = 20,
+        compare_models: Annotated[bool, typer.Option(
+            help="also measure each offline embedding model against all-MiniLM-L6-v2")] = True,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
-        """Indexing throughput, batched insert, multi-query latency, HNSW vs exact scan (ratios, one run)."""
+        """Indexing throughput, batched insert, multi-query latency, HNSW vs exact scan, the offline embedding
+        models against MiniLM (ratios, one run)."""
         from ai_llm.evals.rag.benchmark import run_rag_bench
 
-        result = asyncio.run(run_rag_bench(get_settings(), docs, chunks, insert_chunks, queries))
+        result = asyncio.run(run_rag_bench(get_settings(), docs, chunks, insert_chunks, queries, compare_models))
         emit(result, as_json, None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items()))

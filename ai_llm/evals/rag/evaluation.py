@@ -27,7 +27,7 @@ import statistics
 import tempfile
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,11 +62,13 @@ class RagEnvironment:
 
 
 @asynccontextmanager
-async def rag_environment(base: Settings, work_dir: Path | None = None) -> AsyncIterator[RagEnvironment]:
+async def rag_environment(base: Settings, work_dir: Path | None = None,
+                          embedding_env: Mapping[str, str] | None = None) -> AsyncIterator[RagEnvironment]:
     """Start what the RAG agent needs in a temporary directory and clean everything up afterwards.
 
     The embedded Postgres always runs in the temp dir (an evaluation must not touch the hub's own index);
-    a local embedding server is started on an ephemeral port unless `EMBEDDING_URL` points at one.
+    a local embedding server (with `embedding_env` added to its environment) is started on an ephemeral port
+    unless `EMBEDDING_URL` points at one.
     """
     with tempfile.TemporaryDirectory(prefix="hub-rag-") as tmp:
         root = work_dir or Path(tmp)
@@ -80,7 +82,7 @@ async def rag_environment(base: Settings, work_dir: Path | None = None) -> Async
                                          "supabase_key": None}
             if base.embedding_provider == "local" and not base.embedding_url:
                 overrides["embedding_url"] = embedding_stack.enter_context(
-                    embedding_server(token=base.hub_token, log_dir=root / "logs"))
+                    embedding_server(token=base.hub_token, log_dir=root / "logs", env=embedding_env))
                 stop_embedding_server = embedding_stack.close
             settings = base.model_copy(update=overrides)
             embeddings = make_embeddings(settings)
@@ -155,6 +157,7 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "", "status": reply.data.get("status"),
                                "max_score": reply.data.get("max_score"),
                                "question_coverage": reply.data.get("question_coverage"),
+                               "cross_similarity": reply.data.get("cross_similarity"),
                                "cited": [(s["file_name"], s["pages"]) for s in sources],
                                "degraded": sorted(skipped)}
         if item["answer"] is None:

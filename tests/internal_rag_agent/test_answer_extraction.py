@@ -1,0 +1,57 @@
+"""The answerable decision across languages: word coverage for a sentence in the question's language, the
+embedding model's similarity for one in the other language."""
+
+from __future__ import annotations
+
+from ai_llm.common.text_analysis import TermStats, analyze, analyze_query
+from ai_llm.internal_rag_agent.answer_extraction import find_evidence
+from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
+from ai_llm.internal_rag_agent.vector_store import ChunkHit
+
+ENGLISH = "An opened multi-dose vial should be dated and discarded within 28 days unless the maker says otherwise."
+KOREAN = "개봉한 다회용 바이알은 날짜를 적고 제조사가 달리 정하지 않는 한 28일 이내에 폐기한다."
+
+
+def chunk(text: str, index: int = 0) -> RankedChunk:
+    hit = ChunkHit("doc.pdf", index, text, [3], 0.5, file_name="doc.pdf")
+    return RankedChunk(hit, relevance=0.8)
+
+
+def stats_for(*texts: str) -> TermStats:
+    terms = [set(analyze(t)) for t in texts]
+    df: dict[str, int] = {}
+    for chunk_terms in terms:
+        for term in chunk_terms:
+            df[term] = df.get(term, 0) + 1
+    return TermStats(len(texts), df)
+
+
+def test_a_sentence_in_the_other_language_answers_by_similarity_alone() -> None:
+    question = "개봉한 바이알은 며칠 안에 버려야 해?"
+    query = analyze_query(question, translate=False)  # no word table: nothing in common with the English text
+    stats = stats_for(ENGLISH)
+    evidence = find_evidence(question, query, stats, [chunk(ENGLISH)], similarity={ENGLISH: 0.8})
+    assert evidence.best_coverage == 0.0 and evidence.cross_similarity == 0.8
+    assert evidence.answerable(0.2, 0.25, min_similarity=0.5)
+    assert not evidence.answerable(0.2, 0.25, min_similarity=0.9)
+    assert not evidence.answerable(0.2, 0.25)  # without the model's judgement, word coverage alone decides
+    weak = find_evidence(question, query, stats, [chunk(ENGLISH)], similarity={ENGLISH: 0.3})
+    assert not weak.answerable(0.2, 0.25, min_similarity=0.5)
+
+
+def test_similarity_never_decides_within_one_language() -> None:
+    """A same-language sentence on the topic is judged by what it holds of the question, however similar: the
+    model's similarity does not tell a near miss from an answer."""
+    for question in ("다회용 바이알은 어느 냉장고에 보관해?", "다회용 바이알은 며칠 안에 폐기해?"):
+        query = analyze_query(question, translate=False)
+        evidence = find_evidence(question, query, stats_for(KOREAN), [chunk(KOREAN)], similarity={KOREAN: 0.95})
+        assert evidence.cross_similarity == 0.0
+        for floor in (0.2, 0.9):
+            assert evidence.answerable(floor, 0.25, min_similarity=0.0) == evidence.answerable(floor, 0.25)
+
+
+def test_a_sentence_without_the_asked_for_quantity_cannot_answer_across_languages() -> None:
+    question = "바이알은 개봉 후 몇 초 동안 보관할 수 있어?"  # asks for seconds; the sentence gives days
+    query = analyze_query(question, translate=False)
+    evidence = find_evidence(question, query, stats_for(ENGLISH), [chunk(ENGLISH)], similarity={ENGLISH: 0.9})
+    assert evidence.cross_similarity == 0.0 and not evidence.answerable(0.2, 0.25, min_similarity=0.5)
