@@ -173,35 +173,52 @@ class WordEmbeddings:
 
 
 class E5Tokenizer:
-    """The XLM-RoBERTa SentencePiece unigram tokenizer of the packed file, on the `tokenizers` library.
+    """The XLM-RoBERTa SentencePiece unigram tokenizer of the packed file, run by the `sentencepiece` library.
 
-    Each code point is first replaced as the file's normalisation map says (NFKC-like folding, control
-    characters dropped), runs of spaces become one, and the unigram model segments the text after the
-    metaspace pre-tokenizer; `<s>` … `</s>` frame it, truncated to `MAX_SEQ_LENGTH` tokens.
+    The file's pieces and scores become a SentencePiece model (the same kind XLM-R ships); each code point is
+    first replaced as the file's normalisation map says (NFKC-like folding, control characters dropped), then
+    SentencePiece collapses whitespace and segments; `<s>` … `</s>` frame the ids, truncated to `max_length`.
+    Why this library rather than `tokenizers`: docs/adr/0001-offline-embedding-model.md (memory).
     """
 
     def __init__(self, weights: E5Weights, max_length: int = MAX_SEQ_LENGTH) -> None:
-        from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+        import sentencepiece
+        from sentencepiece import sentencepiece_model_pb2
+
+        model_pb2: Any = sentencepiece_model_pb2  # generated protobuf code: no type information
 
         special = weights.special
-        vocab = [(piece, float(score)) for piece, score in zip(weights.pieces, weights.scores, strict=True)]
-        tokenizer = Tokenizer(models.Unigram(vocab, unk_id=special["unk"], byte_fallback=False))
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
-        tokenizer.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
-        tokenizer.post_processor = processors.TemplateProcessing(
-            single="<s> $A </s>", special_tokens=[("<s>", special["bos"]), ("</s>", special["eos"])])
-        tokenizer.enable_truncation(max_length)
-        tokenizer.no_padding()
-        self._tokenizer = tokenizer
+        proto = model_pb2.ModelProto()
+        trainer = proto.trainer_spec
+        trainer.model_type = model_pb2.TrainerSpec.UNIGRAM
+        trainer.vocab_size = len(weights.pieces)
+        trainer.unk_id, trainer.bos_id = special["unk"], special["bos"]
+        trainer.eos_id, trainer.pad_id = special["eos"], special["pad"]
+        normalizer = proto.normalizer_spec
+        normalizer.name = "identity"  # the file's own map is applied in `normalize`
+        normalizer.add_dummy_prefix = normalizer.remove_extra_whitespaces = normalizer.escape_whitespaces = True
+        control = {special["bos"], special["eos"], special["pad"]}
+        kinds = model_pb2.ModelProto.SentencePiece
+        for i, (piece, score) in enumerate(zip(weights.pieces, weights.scores, strict=True)):
+            entry = proto.pieces.add()
+            entry.piece, entry.score = piece, float(score)
+            if i in control:
+                entry.type = kinds.CONTROL
+            elif i == special["unk"]:
+                entry.type = kinds.UNKNOWN
+            elif piece == "<mask>":
+                entry.type = kinds.USER_DEFINED
+        self._processor = sentencepiece.SentencePieceProcessor(model_proto=proto.SerializeToString())
         self._table = {code: (out or None) for code, out in weights.normalization.items()}
+        self._bos, self._eos = special["bos"], special["eos"]
+        self._content = max_length - 2
 
     def normalize(self, text: str) -> str:
-        folded = text.translate(self._table)
-        return " ".join(part for part in folded.split(" ") if part) if "  " in folded else folded
+        return text.translate(self._table)
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        encodings = self._tokenizer.encode_batch([self.normalize(t) for t in texts])
-        return [e.ids for e in encodings]
+        pieces = self._processor.encode([self.normalize(t) for t in texts])
+        return [[self._bos, *ids[:self._content], self._eos] for ids in pieces]
 
 
 def torch_encoder_module(weights: E5Weights) -> Any:
