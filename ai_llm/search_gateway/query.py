@@ -2,7 +2,8 @@
 
 `clean_query` is what the provider sees (NFKC, collapsed whitespace, truncated at a word boundary when too
 long); `normalize_query` is the cache key form (also case-folded, punctuation removed), so that
-"Seoul  weather?" and "seoul weather" share one exact-cache entry.
+"Seoul  weather?" and "seoul weather" share one exact-cache entry. Symbols that name another thing when they
+follow a word — "Galaxy S25+", "C++", "C#" — are kept, so they never share an entry with the bare word.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import unicodedata
 MAX_QUERY_CHARS = 400
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+#: Punctuation of a cache key, except `+` and `#` right after a letter or digit (S25+, C++, C#, F#).
+_KEY_PUNCT = re.compile(r"(?<![\w+#])[+#]+|[^\w\s+#]", re.UNICODE)
 
 
 class BadQuery(ValueError):
@@ -40,7 +43,7 @@ def clean_query(query: str, max_chars: int = MAX_QUERY_CHARS) -> tuple[str, str 
 def normalize_query(query: str) -> str:
     """Cache-key form: NFKC, case-folded, punctuation dropped, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", query).casefold()
-    text = _PUNCT.sub(" ", text)
+    text = _KEY_PUNCT.sub(" ", text)
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -13,6 +13,11 @@ def test_normalisation_ignores_case_width_whitespace_and_punctuation() -> None:
     assert normalize_query("ＳＥＯＵＬ weather") == "seoul weather"  # full-width letters (NFKC)
     assert normalize_query("서울 날씨!") == "서울 날씨"
     assert normalize_query("seoul weather") != normalize_query("busan weather")
+    # A symbol after a word names another thing (cache_pairs_holdout2: "Galaxy S25+" served "Galaxy S25").
+    assert normalize_query("Galaxy S25+ battery capacity") != normalize_query("Galaxy S25 battery capacity")
+    assert len({normalize_query(q) for q in ("C++ tutorial", "C# tutorial", "C tutorial")}) == 3
+    assert normalize_query("C++  tutorial?") == normalize_query("c++ tutorial") == "c++ tutorial"
+    assert normalize_query("#hashtag + trends") == "hashtag trends"  # a free-standing symbol still goes
 
 
 def test_parameter_order_does_not_change_the_key() -> None:
