@@ -18,6 +18,7 @@ from ai_llm.embedding_server.runtime import (
     INT8_MIN_COSINE,
     PROBES,
     E5Encoder,
+    export_in_child,
     load_encoder,
     model_revision,
     needed_files,
@@ -154,3 +155,13 @@ def test_truncated_or_foreign_files_are_refused(tmp_path: Path) -> None:
 def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown embedding model 'e5-large'"):
         load_encoder("onnx", tmp_path, model="e5-large")
+
+
+def test_a_first_start_makes_the_int8_model_in_a_child_process(tmp_path: Path) -> None:
+    """What a fresh machine's first `make run` does: the export happens in a child, then the server loads it."""
+    files = needed_files("auto", tmp_path, model_revision(E5_MODEL_ID), E5_MODEL_ID)
+    assert not any(f.exists() for f in files)
+    assert export_in_child("auto", tmp_path, model=E5_MODEL_ID) is True
+    assert all(f.stat().st_size > 1_000_000 for f in files)
+    encoder = load_encoder("auto", tmp_path, model=E5_MODEL_ID)
+    assert encoder.runtime == "onnx-int8" and encoder.encode(["query: 안녕하세요"]).shape == (1, 384)
