@@ -8,9 +8,11 @@ import runpy
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -208,3 +210,38 @@ def refreeze_heap() -> None:
     such as the embedding server's model); a process that never froze it (a test) is left alone."""
     if gc.get_freeze_count():
         freeze_heap()
+
+
+def _healthy(base_url: str) -> bool:
+    root = base_url[:-3] if base_url.rstrip("/").endswith("/v1") else base_url
+    try:
+        return httpx.get(root.rstrip("/") + "/healthz", timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextmanager
+def embedding_server(url: str | None = None, *, token: str | None = None, log_dir: Path | None = None,
+                     env: Mapping[str, str] | None = None, timeout_s: float = 120.0) -> Iterator[str]:
+    """The OpenAI-wire base URL (`…/v1`) of a working local embedding server.
+
+    Args:
+        url: an embedding server to use when it answers its health check (nothing is started then).
+        token: the hub token the started server requires (`HUB_TOKEN`).
+        log_dir: where the started server logs (a temporary folder by default).
+        env: extra environment of the started server (`EMBEDDING_RUNTIME`, …).
+    """
+    if url and _healthy(url):
+        yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="hub-embed-") as tmp:
+        from ai_llm.common.a2a_server import free_port  # a2a_server imports this module
+
+        port = free_port()
+        child = start_module("embedding_server", "ai_llm.embedding_server", ["--port", str(port)],
+                             {"HUB_TOKEN": token or "", **(env or {})}, log_dir or Path(tmp))
+        try:
+            wait_http(f"http://127.0.0.1:{port}/healthz", child, timeout_s=timeout_s)
+            yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            stop_child(child)

@@ -6,13 +6,15 @@ than the one recorded; its error names this command), and once after an upgrade 
 (`text_analysis.ANALYSIS_VERSION`: the search terms of every chunk are recomputed from its stored text; the RAG
 agent reports chunks of an older analysis as `degraded: ["text_analysis"]` until then). Every chunk is embedded first, then one transaction
 swaps the vectors in — altering the column and rebuilding the HNSW index when the dimension changes — and the
-new model is recorded with `set_embedding_meta`. Run it while the hub is stopped.
+new model is recorded with `set_embedding_meta`. Run it while the hub is stopped: with the local embedding
+provider and no embedding server answering, it starts one of its own for the run (the configured model).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 import psycopg
@@ -22,6 +24,7 @@ from psycopg.rows import dict_row
 
 from ai_llm.common.db import EmbeddingMismatchError, migrate, resolve_database_url, set_embedding_meta
 from ai_llm.common.embeddings import Embeddings, make_embeddings
+from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import ANALYSIS_VERSION, index_terms
 from ai_llm.internal_rag_agent.indexing_service import embed_lines
@@ -95,9 +98,15 @@ async def reindex_database(url: str, embeddings: Embeddings,
 async def reindex_all(settings: Settings, progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
     """`hub reindex` with the configured database and embedding model."""
     url, server = await asyncio.to_thread(resolve_database_url, settings)
-    embeddings = make_embeddings(settings)
-    try:
-        return await reindex_database(url, embeddings, progress)
-    finally:
-        await embeddings.close()
-        del server  # the embedded server stops when its last user goes
+    with ExitStack() as stack:
+        if settings.embedding_provider == "local":  # the hub is stopped: serve the model for this run
+            base = await asyncio.to_thread(stack.enter_context, embedding_server(
+                settings.embedding_base_url, token=settings.hub_token, log_dir=settings.logs_dir,
+                env={"EMBEDDING_MODEL": settings.embedding_model_name}))
+            settings = settings.model_copy(update={"embedding_url": base})
+        embeddings = make_embeddings(settings)
+        try:
+            return await reindex_database(url, embeddings, progress)
+        finally:
+            await embeddings.close()
+            del server  # the embedded server stops when its last user goes

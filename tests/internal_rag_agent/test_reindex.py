@@ -14,7 +14,9 @@ from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.text import tokenize
 from ai_llm.common.text_analysis import index_terms
 from ai_llm.internal_rag_agent.answer_extraction import content_lines
-from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_database
+from ai_llm.common.a2a_server import free_port
+from ai_llm.common.settings import Settings
+from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_all, reindex_database
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk, unpack_line_vectors
 from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
 
@@ -104,3 +106,17 @@ async def test_a_model_of_the_same_dimension_is_refused_until_reindexed(own_pg: 
         [query] = await embeddings.embed(["주소 바이트에는 몇 비트가 들어가?"], kind="query")
         hits = await PgVectorStore(db).vector_search(query, 1)
         assert hits and hits[0].score > 0.5  # a real vector now, found by a Korean question
+
+
+async def test_reindex_with_the_hub_stopped_serves_the_model_itself(own_pg: str, tmp_path: Path) -> None:
+    """`hub reindex` is run while the hub is stopped: no embedding server answers, so it starts its own."""
+    await migrate(own_pg, "all-MiniLM-L6-v2", 384)
+    async with Database(own_pg) as db:
+        await PgVectorStore(db).replace_document("doc", [
+            StoredChunk("doc", 0, "The I2C address byte holds seven bits.", [1], "i2c address byte", [0.0] * 384, "h")])
+    nobody = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens here
+    settings = Settings(database_url=own_pg, embedding_url=nobody, data_dir=tmp_path / "data",
+                        _env_file=None)  # type: ignore[call-arg]
+    result = await reindex_all(settings)
+    assert result["chunks"] == 1 and result["embedding_model"] == EMBEDDING_MODEL
+    await migrate(own_pg, EMBEDDING_MODEL, EMBEDDING_DIM)  # the index moved to the configured model

@@ -40,8 +40,8 @@ from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
 from ai_llm.common.events import STATUS_NO_RESULT
 from ai_llm.common.llm import make_llm
+from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
-from ai_llm.evals.harness import embedding_server
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore

@@ -29,9 +29,10 @@ from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.events import AgentReply
 from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine
+from ai_llm.common.process import embedding_server
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
-from ai_llm.evals.harness import embedding_server, module_process
+from ai_llm.evals.harness import module_process
 from ai_llm.search_gateway.corpus import hotpotqa_pages, title_for_url
 from ai_llm.web_research_agent.agent import WebResearchAgent
 
