@@ -68,6 +68,14 @@ def rescale_similarity(model: str, similarity: float) -> float:
     return max(0.0, min(1.0, (similarity - floor) / (ceiling - floor)))
 
 
+def comparable_cosine(model: str, similarity: float) -> float:
+    """`model`'s cosine mapped linearly from its band onto the default one (MiniLM's), where the web agent's
+    mixes of cosine and word coverage were tuned: the same relation to unrelated and answering text."""
+    floor, ceiling = SIMILARITY_RANGES.get(model, DEFAULT_SIMILARITY_RANGE)
+    low, high = DEFAULT_SIMILARITY_RANGE
+    return low + (similarity - floor) * (high - low) / (ceiling - floor)
+
+
 def with_prefix(model: str, texts: Sequence[str], kind: Kind) -> list[str]:
     """`texts` as `model` expects them for `kind` (`INPUT_PREFIXES`; unchanged for other models)."""
     prefixes = INPUT_PREFIXES.get(model)

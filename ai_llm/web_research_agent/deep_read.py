@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import Embeddings, cosine, embed_queries_and_passages
+from ai_llm.common.embeddings import Embeddings, comparable_cosine, cosine, embed_queries_and_passages
 from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit
 from ai_llm.web_research_agent.relevance import lexical_score
 
@@ -93,7 +93,7 @@ async def read_pages(hits: Sequence[SearchHit], question: str,
         try:
             asked, vectors = await embed_queries_and_passages(
                 embeddings, [question], [f"{c.title}. {c.text}"[:EMBED_CHARS] for c in chunks])
-            sims = [cosine(asked[0], v) for v in vectors]
+            sims = [comparable_cosine(embeddings.model, cosine(asked[0], v)) for v in vectors]
         except Exception as exc:  # embedding server down: token coverage still ranks
             note_degraded("embeddings", exc)
             embeddings = None

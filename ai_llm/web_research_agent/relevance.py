@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import Embeddings, cosine, embed_queries_and_passages
+from ai_llm.common.embeddings import Embeddings, comparable_cosine, cosine, embed_queries_and_passages
 from ai_llm.common.text import tokenize
 from ai_llm.web_research_agent.mcp_tools import SearchHit
 
@@ -42,7 +42,7 @@ async def fill_missing_scores(hits: Sequence[SearchHit], query: str, embeddings:
     if embeddings is not None:
         try:
             asked, vectors = await embed_queries_and_passages(embeddings, [query], texts)
-            sims = [max(0.0, cosine(asked[0], v)) for v in vectors]
+            sims = [max(0.0, min(1.0, comparable_cosine(embeddings.model, cosine(asked[0], v)))) for v in vectors]
         except Exception as exc:  # embeddings down: keyword coverage still gives a usable score
             note_degraded("embeddings", exc)
             embeddings = None

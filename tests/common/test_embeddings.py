@@ -8,6 +8,7 @@ import pytest
 from ai_llm.common.embeddings import (
     EmbeddingError,
     OpenAIEmbeddings,
+    comparable_cosine,
     cosine,
     is_multilingual,
     rescale_similarity,
@@ -108,3 +109,10 @@ async def test_server_serves_the_configured_model_only() -> None:
         assert (await client.get("/v1/models")).json()["data"][0]["id"] == "all-MiniLM-L6-v2"
         wrong = await client.post("/v1/embeddings", json={"model": "multilingual-e5-small", "input": "x"})
         assert wrong.status_code == 404 and "use all-MiniLM-L6-v2" in wrong.json()["error"]["message"]
+
+
+def test_comparable_cosine_puts_each_model_on_minilms_scale() -> None:
+    # E5's unrelated floor and answering ceiling land where MiniLM's are; MiniLM's own cosines are unchanged.
+    assert comparable_cosine("multilingual-e5-small", 0.78) == pytest.approx(0.2)
+    assert comparable_cosine("multilingual-e5-small", 0.90) == pytest.approx(0.8)
+    assert comparable_cosine("all-MiniLM-L6-v2", 0.37) == pytest.approx(0.37)
