@@ -27,6 +27,7 @@ from ai_llm.common.settings import Settings
 #: Known output dimensions, used before the first call (the server is still warming up, say).
 KNOWN_DIMENSIONS = {
     "multilingual-e5-small": 384,
+    "intfloat/multilingual-e5-small": 384,
     "all-MiniLM-L6-v2": 384,
     "text-embedding-3-small": 1536,
     "text-embedding-3-large": 3072,

@@ -73,8 +73,12 @@ class ServerConfig:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerConfig:
-        model = settings.embedding_model_name
-        return cls(runtime=settings.embedding_runtime, model=model if model in MODELS else E5_MODEL_ID,
+        model = settings.embedding_model_name.removeprefix("sentence-transformers/").removeprefix("intfloat/")
+        if model not in MODELS:
+            log.warning("EMBEDDING_MODEL=%s is not an offline model (%s); serving %s", model, ", ".join(MODELS),
+                        E5_MODEL_ID)
+            model = E5_MODEL_ID
+        return cls(runtime=settings.embedding_runtime, model=model,
                    data_dir=settings.data_dir,
                    max_batch=settings.embedding_max_batch, batch_wait_ms=settings.embedding_batch_wait_ms,
                    cache_size=settings.embedding_cache_size,

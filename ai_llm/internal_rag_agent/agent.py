@@ -31,6 +31,7 @@ from ai_llm.common.embeddings import (
     EmbeddingError,
     Embeddings,
     embed_queries_and_passages,
+    is_multilingual,
     rescale_similarity,
 )
 from ai_llm.common.events import (
@@ -408,8 +409,10 @@ class RagAgent:
         return {s: rescale_similarity(model, float(v)) for s, v in zip(usable, scores, strict=True)}
 
     def _answerable(self, evidence: Evidence) -> bool:
+        # Only a multilingual model's similarity may judge a sentence in the other language.
+        min_similarity = self.settings.rag_min_similarity if is_multilingual(self.embeddings.model) else None
         return evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage,
-                                   self.settings.rag_min_similarity)
+                                   min_similarity)
 
     def _after_search(self, state: RagState) -> str:
         found = self._answerable(state["evidence"])

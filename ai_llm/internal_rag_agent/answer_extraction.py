@@ -15,8 +15,9 @@ and the documents are said to answer only when the best sentence window covers e
 retrieval score calibrated on one set.
 
 Word coverage cannot be measured across languages (a Korean question's words are in no English sentence), so
-a sentence in the other script than the question's is judged by the multilingual embedding model instead: it
-answers when its similarity to the question (rescaled for the model) reaches `min_similarity`.
+a sentence in the other language than the question's (Korean or not, by `text.is_korean`) is judged by the
+multilingual embedding model instead: it answers when its similarity to the question (rescaled for the model)
+reaches `min_similarity`. The caller passes no `min_similarity` for an English-only model.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ai_llm.common.text import HANGUL_SYLLABLE
+from ai_llm.common.text import HANGUL_SYLLABLE, is_korean
 from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, coverage
 from ai_llm.internal_rag_agent.rag_search_service import REPORT_FACTOR, RankedChunk
 
@@ -163,7 +164,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             model by `embeddings.rescale_similarity`), when available; it joins the score as one more signal.
     """
     wants_number = bool(_QUANTITY.search(question)) or bool(query.numbers)
-    korean_question = bool(HANGUL_SYLLABLE.search(question))
+    korean_question = is_korean(question)
     units = asked_units(question)
     considered = list(chunks[:CHUNKS_CONSIDERED])
     best_relevance = max((c.relevance for c in considered), default=0.0) or 1.0
@@ -198,8 +199,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
                 else:  # the quantity asked for is not stated here: this window cannot answer
                     window = 0.0
             cross = 0.0
-            if similarity and sentence in similarity and states_unit \
-                    and bool(HANGUL_SYLLABLE.search(sentence)) != korean_question:
+            if similarity and sentence in similarity and states_unit and is_korean(sentence) != korean_question:
                 cross = similarity[sentence]
             candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
                                     round(cross, 4)))

@@ -6,7 +6,8 @@ than the one recorded; its error names this command), and once after an upgrade 
 (`text_analysis.ANALYSIS_VERSION`: the search terms of every chunk are recomputed from its stored text; the RAG
 agent reports chunks of an older analysis as `degraded: ["text_analysis"]` until then). Every chunk is embedded first, then one transaction
 swaps the vectors in — altering the column and rebuilding the HNSW index when the dimension changes — and the
-new model is recorded with `set_embedding_meta`. Run it while the hub is stopped: with the local embedding
+new model is recorded with `set_embedding_meta`. When the model changed, the search cache is emptied (its query
+vectors are the old model's; its column follows a new dimension). Run it while the hub is stopped: with the local embedding
 provider and no embedding server answering, it starts one of its own for the run (the configured model).
 """
 
@@ -46,10 +47,11 @@ async def reindex_database(url: str, embeddings: Embeddings,
     say = progress or (lambda _m: None)
     probe = await embeddings.embed(["dimension probe"])
     dimension = len(probe[0])
+    model_changed = False
     try:  # a fresh database: create the schema for this model first
         await migrate(url, embeddings.model, dimension)
     except EmbeddingMismatchError:
-        pass  # the expected case: the recorded model differs and we are here to fix it
+        model_changed = True  # the expected case: the recorded model differs and we are here to fix it
     async with await psycopg.AsyncConnection.connect(url, row_factory=dict_row) as conn:
         await register_vector_async(conn)
         cur = await conn.execute("SELECT id, content FROM document_chunks ORDER BY id")
@@ -85,6 +87,13 @@ async def reindex_database(url: str, embeddings: Embeddings,
                     await copy.write_row((row["id"], tokens))
             await conn.execute("UPDATE document_chunks c SET tokens = r.tokens, analysis_version = %s "
                                "FROM reindex_terms r WHERE c.id = r.id", (ANALYSIS_VERSION,))
+            cleared = 0
+            if model_changed:  # the search cache's query vectors are the old model's: its entries go
+                cur = await conn.execute("DELETE FROM search_cache")
+                cleared = cur.rowcount
+                if changed:
+                    await conn.execute(f"ALTER TABLE search_cache ALTER COLUMN embedding TYPE vector({dimension}) "
+                                       "USING NULL")
             if changed:
                 await conn.execute("DELETE FROM document_chunks WHERE embedding IS NULL")  # rows added meanwhile
                 await conn.execute("ALTER TABLE document_chunks ALTER COLUMN embedding SET NOT NULL")
@@ -92,7 +101,8 @@ async def reindex_database(url: str, embeddings: Embeddings,
                                    "USING hnsw (embedding vector_cosine_ops)")
     await set_embedding_meta(url, embeddings.model, dimension)
     return {"chunks": len(rows), "embedding_model": embeddings.model, "dimension": dimension,
-            "previous_dimension": old_dimension, "index_rebuilt": old_dimension != dimension}
+            "previous_dimension": old_dimension, "index_rebuilt": old_dimension != dimension,
+            "search_cache_cleared": cleared}
 
 
 async def reindex_all(settings: Settings, progress: Callable[[str], Any] | None = None) -> dict[str, Any]:

@@ -14,8 +14,8 @@ import unicodedata
 MAX_QUERY_CHARS = 400
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
-#: Punctuation of a cache key, except `+` and `#` right after a letter or digit (S25+, C++, C#, F#).
-_KEY_PUNCT = re.compile(r"(?<![\w+#])[+#]+|[^\w\s+#]", re.UNICODE)
+#: Punctuation of a cache key, except `+` and `#` that end a word (S25+, C++, C#; not seoul+weather, issue#12).
+_KEY_PUNCT = re.compile(r"[^\w\s+#]|(?<![\w+#])[+#]+|[+#]+(?=\w)", re.UNICODE)
 
 
 class BadQuery(ValueError):

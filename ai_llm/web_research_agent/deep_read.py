@@ -93,7 +93,7 @@ async def read_pages(hits: Sequence[SearchHit], question: str,
         try:
             asked, vectors = await embed_queries_and_passages(
                 embeddings, [question], [f"{c.title}. {c.text}"[:EMBED_CHARS] for c in chunks])
-            sims = [comparable_cosine(embeddings.model, cosine(asked[0], v)) for v in vectors]
+            sims = [max(0.0, min(1.0, comparable_cosine(embeddings.model, cosine(asked[0], v)))) for v in vectors]
         except Exception as exc:  # embedding server down: token coverage still ranks
             note_degraded("embeddings", exc)
             embeddings = None

@@ -116,3 +116,14 @@ def test_comparable_cosine_puts_each_model_on_minilms_scale() -> None:
     assert comparable_cosine("multilingual-e5-small", 0.78) == pytest.approx(0.2)
     assert comparable_cosine("multilingual-e5-small", 0.90) == pytest.approx(0.8)
     assert comparable_cosine("all-MiniLM-L6-v2", 0.37) == pytest.approx(0.37)
+
+
+def test_server_config_names_the_offline_model_under_its_aliases() -> None:
+    from ai_llm.common.settings import Settings
+
+    def served(name: str) -> str:
+        return ServerConfig.from_settings(Settings(embedding_model=name, _env_file=None)).model  # type: ignore[call-arg]
+
+    assert served("intfloat/multilingual-e5-small") == "multilingual-e5-small"
+    assert served("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
+    assert served("no-such-model") == "multilingual-e5-small"  # said in the log; the client then gets a 404

@@ -107,7 +107,8 @@ def test_vectors_agree_with_the_packages_own_engine(weights: e5.E5Weights, refer
 def test_onnx_runtimes_match_torch_on_the_same_weights(data_dir: Path, reference: E5Encoder) -> None:
     fp32 = load_encoder("onnx", data_dir, model=E5_MODEL_ID)
     int8 = load_encoder("onnx-int8", data_dir, model=E5_MODEL_ID)
-    assert isinstance(fp32, E5Encoder) and fp32.session is not None
+    assert isinstance(fp32, E5Encoder) and fp32.session is not None  # not the torch fallback
+    assert isinstance(int8, E5Encoder) and int8.session is not None and int8.runtime == "onnx-int8"
     assert fp32.model_key == f"{E5_MODEL_ID}@{model_revision(E5_MODEL_ID)}/onnx"
     want = reference.encode(TEXTS)
     got = fp32.encode(TEXTS)
@@ -128,6 +129,7 @@ def test_a_korean_question_lands_near_its_english_answer(data_dir: Path) -> None
     """What the model is here for: a Korean question and the English sentence that answers it are closer
     than the question and an English sentence on another subject (and the same the other way round)."""
     encoder = load_encoder("onnx-int8", data_dir, model=E5_MODEL_ID)
+    assert encoder.runtime == "onnx-int8"
     q_ko, q_en, answer, other, answer_ko = encoder.encode([
         "query: 다회용 바이알은 개봉 후 며칠 안에 폐기해야 하나요?",
         "query: How many days after opening must a multi-dose vial be discarded?",

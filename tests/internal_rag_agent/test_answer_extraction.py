@@ -55,3 +55,12 @@ def test_a_sentence_without_the_asked_for_quantity_cannot_answer_across_language
     query = analyze_query(question, translate=False)
     evidence = find_evidence(question, query, stats_for(ENGLISH), [chunk(ENGLISH)], similarity={ENGLISH: 0.9})
     assert evidence.cross_similarity == 0.0 and not evidence.answerable(0.2, 0.25, min_similarity=0.5)
+
+
+def test_a_hangul_name_in_an_english_question_keeps_it_english() -> None:
+    """"갤럭시" in an English question does not make every English sentence the other language."""
+    question = "What is the warranty period of the 갤럭시 S25 phone?"
+    sentence = "The warranty of the S25 phone covers manufacturing defects for one year from purchase."
+    query = analyze_query(question, translate=False)
+    evidence = find_evidence(question, query, stats_for(sentence), [chunk(sentence)], similarity={sentence: 0.9})
+    assert evidence.cross_similarity == 0.0

@@ -11,7 +11,7 @@ import pytest
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
-from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.embeddings import OpenAIEmbeddings, cosine
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import tokenize
 from ai_llm.common.text_analysis import index_terms
@@ -67,7 +67,7 @@ async def test_reindex_same_and_new_dimension(own_pg: str, embeddings: OpenAIEmb
         terms = [r["tokens"] for r in await db.fetch("SELECT tokens FROM document_chunks ORDER BY chunk_index")]
         assert terms == [index_terms(t) for t in texts] and "hygien" in terms[0].split()
         assert same == {"chunks": 2, "embedding_model": EMBEDDING_MODEL, "dimension": EMBEDDING_DIM,
-                        "previous_dimension": EMBEDDING_DIM, "index_rebuilt": False}
+                        "previous_dimension": EMBEDDING_DIM, "index_rebuilt": False, "search_cache_cleared": 0}
         rows = await db.fetch("SELECT chunk_index, embedding FROM document_chunks ORDER BY chunk_index")
         assert [round(float(rows[i]["embedding"].to_numpy()[0]), 5) for i in range(2)] == \
             [round(vectors[i][0], 5) for i in range(2)]  # the zero vectors were replaced by real ones
@@ -98,14 +98,19 @@ async def test_a_model_of_the_same_dimension_is_refused_until_reindexed(own_pg: 
     async with Database(own_pg) as db:
         await PgVectorStore(db).replace_document("doc", [
             StoredChunk("doc", 0, "The I2C address byte holds seven bits.", [1], "i2c address byte", [0.0] * 384, "h")])
+        await db.execute("INSERT INTO search_cache (partition, provider, kind, params_key, query_norm, query, "
+                         "embedding, response, expires_at) VALUES ('p', 'local', 'web', '', 'q', 'q', %s, '{}', "
+                         "now() + interval '1 day')", (str([0.1] * 384),))
         with pytest.raises(EmbeddingMismatchError, match="indexed with all-MiniLM-L6-v2.*hub reindex"):
             await migrate(own_pg, EMBEDDING_MODEL, EMBEDDING_DIM)
         moved = await reindex_database(own_pg, embeddings)
         assert moved["embedding_model"] == EMBEDDING_MODEL and moved["index_rebuilt"] is False
+        # The cached searches carried the old model's query vectors: they are gone.
+        assert moved["search_cache_cleared"] == 1 and await db.fetch("SELECT query FROM search_cache") == []
         await migrate(own_pg, EMBEDDING_MODEL, EMBEDDING_DIM)  # no mismatch any more
-        [query] = await embeddings.embed(["주소 바이트에는 몇 비트가 들어가?"], kind="query")
-        hits = await PgVectorStore(db).vector_search(query, 1)
-        assert hits and hits[0].score > 0.5  # a real vector now, found by a Korean question
+        [stored] = [r["embedding"].to_numpy() for r in await db.fetch("SELECT embedding FROM document_chunks")]
+        [expected] = await embeddings.embed(["The I2C address byte holds seven bits."], kind="passage")
+        assert cosine(list(stored), expected) > 0.999  # the new model's passage vector, not the zeros
 
 
 async def test_reindex_with_the_hub_stopped_serves_the_model_itself(own_pg: str, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ def test_normalisation_ignores_case_width_whitespace_and_punctuation() -> None:
     assert len({normalize_query(q) for q in ("C++ tutorial", "C# tutorial", "C tutorial")}) == 3
     assert normalize_query("C++  tutorial?") == normalize_query("c++ tutorial") == "c++ tutorial"
     assert normalize_query("#hashtag + trends") == "hashtag trends"  # a free-standing symbol still goes
+    assert normalize_query("seoul+weather") == "seoul weather" and normalize_query("issue#12") == "issue 12"
 
 
 def test_parameter_order_does_not_change_the_key() -> None:

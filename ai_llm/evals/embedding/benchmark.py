@@ -1,5 +1,6 @@
 """`hub bench embedding`: texts/s of the embedding server under 1, 8 and 64 concurrent callers, against the
-bare, unbatched sentence-transformers model measured in the same run.
+bare, unbatched sentence-transformers model measured in the same run (all-MiniLM-L6-v2: the model with a
+sentence-transformers baseline; every server here serves it, whatever `EMBEDDING_MODEL` says).
 
 * Baseline (`bare_torch`): the model loaded in this process, one text per `encode` call, one call at a time
   (what the server did before: a lock around `model.encode`), no HTTP.
@@ -103,7 +104,8 @@ class Server:
         url = f"http://127.0.0.1:{port}"
         process = module_process(
             f"embedding-bench-{runtime}-{port}", "ai_llm.embedding_server", ["--port", str(port)],
-            {"EMBEDDING_RUNTIME": runtime, "DATA_DIR": str(data_dir), "HUB_TOKEN": "", "HUB_HOST": "127.0.0.1"},
+            {"EMBEDDING_RUNTIME": runtime, "EMBEDDING_MODEL": MODEL_ID, "DATA_DIR": str(data_dir), "HUB_TOKEN": "",
+             "HUB_HOST": "127.0.0.1"},
             log_dir, url + "/healthz", timeout_s=60)
         return cls(runtime, await asyncio.to_thread(stack.enter_context, process), url)
 
@@ -127,7 +129,7 @@ class Server:
             return dict((await client.get(self.url + "/healthz")).json())
 
     async def call(self, text: str) -> Any:
-        return await self.adapter.embed([text])
+        return await self.adapter.embed([text], kind="query")
 
     async def close(self) -> None:
         await self.adapter.close()
