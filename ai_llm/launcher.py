@@ -41,7 +41,7 @@ import httpx
 
 from ai_llm.common.a2a_server import free_port
 from ai_llm.common.db import EmbeddingMismatchError, migrate, start_embedded_postgres
-from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+from ai_llm.common.embeddings import index_model
 from ai_llm.common.process import (
     Child,
     ForkedProcess,
@@ -263,8 +263,7 @@ class Launcher:
         if not self.database_url:
             self._started_at["postgres"] = time.monotonic()
             self._pg_server, self.database_url = start_embedded_postgres(self.settings.pg_dir)
-        model = self.settings.embedding_model_name
-        asyncio.run(migrate(self.database_url, model, KNOWN_DIMENSIONS.get(model, 0)))
+        asyncio.run(migrate(self.database_url, *index_model(self.settings)))
         self.timings["database"] = time.perf_counter() - started
 
     def preload(self, services: list[Service]) -> None:

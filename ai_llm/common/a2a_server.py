@@ -326,10 +326,9 @@ def build_agent_app(card: AgentCard, executor: AgentExecutor, token: str | None 
     state: AgentState | None = None
     task_store: TaskStore = InMemoryTaskStore()
     if url:
-        from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+        from ai_llm.common.embeddings import index_model
 
-        model = settings.embedding_model_name
-        state = AgentState(url, model, KNOWN_DIMENSIONS.get(model, 0))
+        state = AgentState(url, *index_model(settings))
         task_store = state.task_store
         if isinstance(executor, HubAgentExecutor):
             executor.store = state.conversations

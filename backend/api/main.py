@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from ai_llm.common.db import Database, migrate, resolve_database_url
-from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+from ai_llm.common.embeddings import index_model
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from backend.api.routers import auth, chat, files, health, search
@@ -34,8 +34,7 @@ NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Agent Hub</title>
 async def open_database(settings: Settings) -> tuple[Database, Any]:
     """The hub database (embedded Postgres unless DATABASE_URL is set), migrated."""
     url, server = await asyncio.to_thread(resolve_database_url, settings)
-    model = settings.embedding_model_name
-    await migrate(url, model, KNOWN_DIMENSIONS.get(model, 0))
+    await migrate(url, *index_model(settings))
     return await Database(url, max_size=16).open(), server
 
 

@@ -42,13 +42,19 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1000, 2)
 
 
-async def bench_indexing(env: Any, paths: list[Path]) -> dict[str, Any]:
-    agent = env.agent
+def _chunk_texts(env: Any, paths: list[Path]) -> list[str]:
+    """The page chunks the indexing pipeline makes of `paths`, as texts."""
     texts: list[str] = []
     for path in paths:
         parsed = parse_document(path.read_bytes(), path.name)
         texts.extend(c.content for c in split_document(parsed, env.settings.rag_chunk_size,
                                                        env.settings.rag_chunk_overlap))
+    return texts
+
+
+async def bench_indexing(env: Any, paths: list[Path]) -> dict[str, Any]:
+    agent = env.agent
+    texts = _chunk_texts(env, paths)
     async def embed_alone() -> float:
         started = time.perf_counter()
         await agent.embeddings.embed(texts)
@@ -224,11 +230,7 @@ async def _model_figures(url: str, model: str, token: str | None, texts: list[st
 
 async def bench_models(env: Any, paths: list[Path], n_queries: int) -> dict[str, Any]:
     """Indexing throughput and query latency of each offline model, as ratios to MiniLM (see module docstring)."""
-    texts: list[str] = []
-    for path in paths:
-        parsed = parse_document(path.read_bytes(), path.name)
-        texts.extend(c.content for c in split_document(parsed, env.settings.rag_chunk_size,
-                                                       env.settings.rag_chunk_overlap))
+    texts = _chunk_texts(env, paths)
     questions = [f"What does section {i} say about setting {i * 7 % 13} of the device?"
                  for i in range(max(n_queries, 5))]
     figures: dict[str, Any] = {}
