@@ -6,12 +6,12 @@ PIP := $(PY) -m pip
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: run test install install-dev ui browser lint typecheck pytest ui-test bench clean
+.PHONY: run test install install-dev ui browser ocr lint typecheck pytest ui-test bench clean
 
-run: install ui
+run: install ui ocr
 	$(PY) start_agents.py
 
-test: install-dev llm-deps ui browser lint typecheck pytest ui-test
+test: install-dev llm-deps ui browser ocr lint typecheck pytest ui-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ ui:
 # Debian's Chromium drives the browser tests (never a browser download).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# Debian's Tesseract with the Korean and English data reads scans and images (formats/ocr.py).
+ocr:
+	@{ command -v tesseract >/dev/null 2>&1 && tesseract --list-langs 2>/dev/null | grep -qx kor; } || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng >/dev/null; }
 
 lint:
 	$(VENV)/bin/ruff check ai_llm backend tests start_agents.py

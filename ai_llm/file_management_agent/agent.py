@@ -18,6 +18,7 @@ import logging
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ai_llm.common import file_types
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.conversation_store import ConversationStore, MemoryConversationStore
 from ai_llm.common.events import (
@@ -30,7 +31,7 @@ from ai_llm.common.events import (
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.file_management_agent.file_records import ERROR, INDEXED, INDEXING, SKIPPED, FileRecord
-from ai_llm.file_management_agent.file_safety import DOCX, PDF
+from ai_llm.file_management_agent.file_safety import PDF
 from ai_llm.file_management_agent.file_service import FileError, FileService
 from ai_llm.file_management_agent.instructions import (
     FileCommand,
@@ -322,9 +323,13 @@ def text_preview(content: bytes, content_type: str, limit: int = READ_PREVIEW_CH
             if size >= limit:
                 break
         return "\n".join(out)[:limit]
-    if content_type == DOCX:
-        import docx
+    if content_type in (file_types.PNG, file_types.JPEG, file_types.TIFF):
+        return ""  # an image's text comes from OCR at indexing; its search results quote it
+    if content_type in file_types.BINARY_TYPES or content_type == file_types.HTML:
+        from ai_llm.internal_rag_agent.document_parser import DocumentError, parse_document
 
-        document = docx.Document(io.BytesIO(content))
-        return "\n".join(p.text for p in document.paragraphs if p.text.strip())[:limit]
+        try:
+            return parse_document(content, "preview" + file_types.BINARY_TYPES.get(content_type, ".html")).text[:limit]
+        except DocumentError as exc:
+            return exc.reason
     return content.decode("utf-8", errors="replace")[:limit]

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import filetype
+from ai_llm.common import file_types
 
 MAX_NAME_BYTES = 255
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -21,12 +20,10 @@ _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 1
                      *(f"lpt{i}" for i in range(1, 10))}
 _FORBIDDEN_CHARS = set('<>:"|?*')
 
-#: Content types the store accepts, with the extension each is stored under.
-PDF = "application/pdf"
-DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-TEXT_TYPES = {".txt": "text/plain", ".md": "text/markdown", ".markdown": "text/markdown", ".csv": "text/csv"}
-BINARY_TYPES = {PDF: ".pdf", DOCX: ".docx"}
-TEXT_SNIFF_BYTES = 64 * 1024
+#: Content types the store accepts (by content: `ai_llm.common.file_types`), with the extension of each.
+PDF, DOCX = file_types.PDF, file_types.DOCX
+BINARY_TYPES = file_types.BINARY_TYPES
+TEXT_TYPES = file_types.TEXT_TYPES
 
 
 class InvalidFileName(ValueError):
@@ -106,56 +103,20 @@ class DetectedType:
     corrected: bool = False
 
 
-def _looks_like_utf8_text(sample: bytes) -> bool:
-    if b"\x00" in sample:
-        return False
-    try:
-        text = sample.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # A multi-byte character cut by the sample's end is still text.
-        if exc.start < len(sample) - 4:
-            return False
-        text = sample[:exc.start].decode("utf-8", errors="strict")
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f")
-    return controls <= max(1, len(text) // 200)
-
-
 def detect_type(path: Path, name: str) -> DetectedType:
-    """Decide the type of the file at `path` from its bytes (magic numbers), not from `name`.
+    """Decide the type of the file at `path` from its bytes (`file_types.sniff`), not from `name`.
 
-    PDFs and DOCX documents are recognised by content whatever their extension (a PDF named `.txt` is
-    stored as a PDF, named `.pdf`); UTF-8 text is stored as text (`.md`/`.csv` kept, anything else
-    `.txt`); every other content (executables, archives, images, unknown binary) is refused with
-    `UnsupportedContent` naming what it is.
+    Documents are recognised by content whatever their extension (a PDF named `.txt` is stored as a PDF,
+    named `.pdf`; a PPTX named `.zip` as a PPTX); text keeps a text extension it has (`.md`, `.csv`, `.html`),
+    else becomes `.txt`. Everything else (executables, archives, encrypted or legacy Office files, zip bombs,
+    unknown binary) is refused with `UnsupportedContent` naming what it is.
     """
-    with open(path, "rb") as f:
-        head = f.read(TEXT_SNIFF_BYTES)
-    if not head:
-        raise UnsupportedContent("file is empty")
     stem, ext = split_ext(name)
-    kind = filetype.guess(head)
-    mime = kind.mime if kind else None
-    if mime == "application/zip" and ext == ".docx":
-        mime = DOCX  # filetype only sees a zip when the docx's parts are ordered unusually
-    if mime == DOCX:
-        try:
-            with zipfile.ZipFile(path) as archive:
-                if "word/document.xml" not in archive.namelist():
-                    raise UnsupportedContent("file is a zip archive, not a Word document")
-        except zipfile.BadZipFile as exc:
-            raise UnsupportedContent("file looks like a Word document but is corrupt") from exc
-    if mime in BINARY_TYPES:
-        wanted = BINARY_TYPES[mime]
-        if ext == wanted:
-            return DetectedType(mime, wanted, name)
-        return DetectedType(mime, wanted, stem + wanted if ext else name + wanted, corrected=True)
-    if mime is not None:
-        described = f"{mime} (.{kind.extension})" if kind else mime
-        raise UnsupportedContent(f"content is {described}, which the document store does not accept "
-                                 "(PDF, DOCX, UTF-8 text, Markdown, CSV)")
-    if _looks_like_utf8_text(head):
-        if ext in TEXT_TYPES:
-            return DetectedType(TEXT_TYPES[ext], ext if ext != ".markdown" else ".md", name)
-        return DetectedType("text/plain", ".txt", stem + ".txt" if ext else name + ".txt", corrected=True)
-    raise UnsupportedContent("content is unrecognised binary data (accepted: PDF, DOCX, UTF-8 text, "
-                             "Markdown, CSV)")
+    try:
+        sniffed = file_types.sniff(path.read_bytes(), ext)
+    except file_types.FileTypeError as exc:
+        raise UnsupportedContent(exc.reason) from exc
+    wanted = sniffed.extension
+    if ext == wanted or file_types.SUFFIX_ALIASES.get(ext) == wanted:
+        return DetectedType(sniffed.content_type, wanted, name)
+    return DetectedType(sniffed.content_type, wanted, stem + wanted if ext else name + wanted, corrected=True)

@@ -54,9 +54,10 @@ from ai_llm.internal_rag_agent.answer_extraction import (
     content_lines,
     find_evidence,
 )
+from ai_llm.internal_rag_agent.formats.structure import location_label
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
 from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
-from ai_llm.internal_rag_agent.vector_store import VectorStore, unpack_line_vectors
+from ai_llm.internal_rag_agent.vector_store import ChunkHit, VectorStore, unpack_line_vectors
 
 log = logging.getLogger(__name__)
 
@@ -122,19 +123,54 @@ def page_label(pages: Sequence[int]) -> str:
     return "p." + ", ".join(ranges)
 
 
-def group_sources(quotes: Sequence[Quote]) -> list[dict[str, Any]]:
-    """File sources (contract shape), one per document, in the order first quoted, with the quoted pages."""
+def hit_location(hit: ChunkHit) -> dict[str, Any] | None:
+    """Where a chunk is (`formats.structure` location); a chunk indexed before locations has its page."""
+    if hit.location:
+        return hit.location
+    return {"kind": "page", "page": hit.pages[0]} if hit.pages else None
+
+
+def hit_label(hit: ChunkHit, language: str = "ko") -> str:
+    """`p.3`, `슬라이드 4`, `예산!2–41`, `제1장 > 제2조(목적)`: the chunk's location as a person reads it."""
+    location = hit_location(hit)
+    if location is None or location.get("kind") == "page":
+        return page_label(hit.pages)
+    return location_label(location, language)
+
+
+def group_sources(quotes: Sequence[Quote], language: str = "ko") -> list[dict[str, Any]]:
+    """File sources (contract shape), one per document, in the order first quoted, with the quoted pages
+    (PDFs and scans) or locations (slides, sheet rows, sections); `page_label` reads them all."""
     by_ref: dict[str, dict[str, Any]] = {}
+    labels: dict[str, list[str]] = {}
     for quote in quotes:
         hit = quote.chunk.hit
         entry = by_ref.setdefault(hit.storage_ref, {
             "type": "file", "file_name": hit.file_name, "file_id": hit.file_id, "storage_ref": hit.storage_ref,
-            "pages": [], "page_label": "", "file_url": _public_url(hit.file_url), "score": 0.0})
-        entry["pages"] = sorted(set(entry["pages"]) | set(hit.pages))
+            "pages": [], "page_label": "", "locations": [], "file_url": _public_url(hit.file_url), "score": 0.0})
+        location = hit_location(hit)
+        if location is None or location.get("kind") == "page":
+            entry["pages"] = sorted(set(entry["pages"]) | set(hit.pages))
+        elif location not in entry["locations"]:
+            entry["locations"].append(location)
+            label = location_label(location, language)
+            if label and label not in labels.setdefault(hit.storage_ref, []):
+                labels[hit.storage_ref].append(label)
         entry["score"] = round(max(entry["score"], quote.chunk.relevance), 4)
-    for entry in by_ref.values():
-        entry["page_label"] = page_label(entry["pages"])
+    for ref, entry in by_ref.items():
+        entry["page_label"] = "; ".join(filter(None, [page_label(entry["pages"]), *labels.get(ref, [])]))
     return list(by_ref.values())
+
+
+def quote_records(quotes: Sequence[Quote], language: str = "ko") -> list[dict[str, Any]]:
+    """The quoted text as data (`quotes` of the reply): each block with its file and location."""
+    out: list[dict[str, Any]] = []
+    for text, quote in quote_blocks(quotes):
+        hit = quote.chunk.hit
+        out.append({"text": text, "file_id": hit.file_id, "file_name": hit.file_name or hit.storage_ref,
+                    "storage_ref": hit.storage_ref, "location": hit_location(hit),
+                    "label": hit_label(hit, language), "url": _public_url(hit.file_url)})
+    return out
 
 
 def _public_url(url: str | None) -> str | None:
@@ -185,7 +221,8 @@ def extractive_answer(evidence: Evidence, language: str) -> str:
     lines = [message("rag.extract_intro", language), ""]
     for text, quote in quote_blocks(evidence.quotes):
         lines.append(f"> {text}")
-        lines.append(f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}, p.{quote.page}")
+        label = hit_label(quote.chunk.hit, language)
+        lines.append(f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}" + (f", {label}" if label else ""))
         lines.append("")
     return "\n".join(lines).rstrip()
 
@@ -452,16 +489,16 @@ class RagAgent:
                 if answer is None:
                     data.update(status=STATUS_NO_RESULT, sources=[])
                     return {"reply": no_result}
-                sources = group_sources(cited)
-                data.update(status=STATUS_OK, sources=sources)
+                sources = group_sources(cited, language)
+                data.update(status=STATUS_OK, sources=sources, quotes=quote_records(cited, language))
                 return {"reply": AgentReply(text=f"{answer}\n\n{source_section(sources, language)}", data=data,
                                             agent=AGENT_NAME)}
         if not self._answerable(evidence):
             data.update(status=STATUS_NO_RESULT, sources=[])
             return {"reply": no_result}
         answer = extractive_answer(evidence, language)  # quoted at once: no status line for it
-        sources = group_sources(evidence.quotes)
-        data.update(status=STATUS_OK, sources=sources)
+        sources = group_sources(evidence.quotes, language)
+        data.update(status=STATUS_OK, sources=sources, quotes=quote_records(evidence.quotes, language))
         text = f"{answer}\n\n{source_section(sources, language)}"
         return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME)}
 
@@ -469,7 +506,7 @@ class RagAgent:
                      language: str) -> tuple[str | None, list[Quote]] | None:
         """The model's grounded answer over numbered passages: (answer or None when the passages do not
         answer, the cited passages), or None offline or when the call failed (the evidence decides then)."""
-        passages = "\n\n".join(f"[{i + 1}] ({c.hit.file_name} {page_label(c.hit.pages)}) "
+        passages = "\n\n".join(f"[{i + 1}] ({c.hit.file_name} {hit_label(c.hit, language)}) "
                                  f"{c.hit.content[:PASSAGE_CHARS]}" for i, c in enumerate(chunks))
         answer_language = "Korean" if language == "ko" else "English"
         try:
@@ -508,6 +545,7 @@ class RagAgent:
         for r in results:
             detail = f"{r.chunks} chunks" if r.status == "success" else (r.reason or "")
             lines.append(f"- {r.file_name}: {r.status} ({detail})")
+            lines.extend(f"  - {notice}" for notice in r.notices)
         return {"reply": AgentReply(text="\n".join(lines), agent=AGENT_NAME,
                                     data={"status": status, "results": [r.to_dict() for r in results]})}
 

@@ -1,7 +1,11 @@
-"""Turn a document's bytes into text a person reads, with page markers, and split it into sentence chunks.
+"""Turn a document's bytes into located text a person reads, and split it into sentence chunks.
 
-PDFs are read with `pypdf`; each page's text is preceded by a `[페이지 N]` marker (1-based, as the reader sees
-it). `.txt`, `.md` and `.docx` are read as a single page.
+What a file is comes from its bytes (`ai_llm.common.file_types.sniff`), so an extension that lies does not
+matter. PDFs are read with `pypdf`; each page's text is preceded by a `[페이지 N]` marker (1-based, as the
+reader sees it), and a PDF without any text layer (a scan) is read by OCR (`formats.ocr`). The other formats
+are read by their libraries into located sections (`formats`): Word, PowerPoint, Excel/CSV, HWP/HWPX, HTML,
+Markdown (headings), plain text (Korean `제N조` articles) and images (OCR). Every chunk carries the location a
+person finds it by (`Chunk.location`: page, slide, sheet rows or heading path).
 
 pypdf returns a page as layout lines, so its text is rebuilt before anything else reads it (`rebuild_pages`):
 running headers and footers (lines repeated at the top or bottom of many pages, page numbers) are removed,
@@ -18,39 +22,52 @@ import io
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
+from ai_llm.common import file_types
 from ai_llm.common.text import HANGUL_SYLLABLE, split_sentences
+from ai_llm.internal_rag_agent.formats.structure import (
+    Block,
+    DocumentError,
+    Location,
+    Section,
+    markdown_blocks,
+    sections_from_blocks,
+)
 
 PAGE_MARKER = "[페이지 {n}]"
-SUPPORTED_SUFFIXES = (".pdf", ".txt", ".md", ".markdown", ".docx")
+SUPPORTED_SUFFIXES = file_types.SUPPORTED_SUFFIXES
 _TRAILING_MARKER = re.compile(r"\s*\[페이지 \d+\]\s*$")
 _MIN_TEXT_CHARS = 20  # below this a document (after whitespace removal) is treated as having no text
+#: `progress(done, total)` per OCR'd page.
+PageProgress = Callable[[int, int], None]
 
-
-class DocumentError(ValueError):
-    """A document cannot be indexed; `reason` is a sentence a person understands."""
-
-    def __init__(self, reason: str, code: str = "invalid") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.code = code
+__all__ = ["DocumentError", "ParsedDocument", "Chunk", "parse_document", "split_document", "SUPPORTED_SUFFIXES"]
 
 
 @dataclass
 class ParsedDocument:
-    """Text of a document with page markers, and where each page's text lies in it.
+    """Text of a document, and where each of its units (page, slide, sheet rows, section) lies in it.
 
     Attributes:
-        text: the whole text, each page preceded by its `[페이지 N]` marker.
-        page_spans: `(page, start, end)` character offsets of each page's text (markers excluded).
-        page_count: pages in the source (including pages without text).
+        text: the whole text; a PDF's pages are each preceded by their `[페이지 N]` marker.
+        page_spans: `(unit, start, end)` character offsets of each unit's text (markers excluded); a unit is a
+            page for PDFs and scans, else a section in reading order.
+        page_count: units in the source (pages including those without text).
+        locations: where each unit is, as a person finds it (`formats.structure` location dicts).
+        notices: what was left out and why (rows over the sheet bound, pages over the OCR bound).
+        ocr: the text came from text recognition.
     """
 
     text: str
     page_spans: list[tuple[int, int, int]] = field(default_factory=list)
     page_count: int = 1
+    locations: dict[int, Location] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    ocr: bool = False
 
     def pages_between(self, start: int, end: int) -> list[int]:
         """Pages whose text overlaps the character range `[start, end)`."""
@@ -72,6 +89,7 @@ class Chunk:
     index: int
     content: str
     pages: list[int]
+    location: Location | None = None
 
 
 def normalize_page_text(text: str) -> str:
@@ -215,10 +233,23 @@ def _assemble(pages: list[str], markers: bool) -> ParsedDocument:
         spans.append((number, offset, offset + len(page_text)))
         parts.append(page_text)
         offset += len(page_text)
-    return ParsedDocument(text="".join(parts), page_spans=spans, page_count=len(pages))
+    return ParsedDocument(text="".join(parts), page_spans=spans, page_count=len(pages),
+                          locations={n: {"kind": "page", "page": n} for n, _, _ in spans})
 
 
-def _parse_pdf(data: bytes) -> ParsedDocument:
+def assemble_sections(sections: list[Section], notices: list[str] | None = None) -> ParsedDocument:
+    """A document of located sections (one unit each, numbered in reading order)."""
+    texts = [normalize_page_text(section.text) for section in sections]
+    kept = [(text, section.location) for text, section in zip(texts, sections, strict=True) if text]
+    if not kept or sum(len(re.sub(r"\s", "", t)) for t, _ in kept) < 1:
+        raise DocumentError("the document contains no text.", "no_text")
+    doc = _assemble([text for text, _ in kept], markers=False)
+    doc.locations = {n: location for n, (_, location) in enumerate(kept, start=1)}
+    doc.notices = list(notices or [])
+    return doc
+
+
+def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocument:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
@@ -249,65 +280,85 @@ def _parse_pdf(data: bytes) -> ParsedDocument:
     if not pages:
         raise DocumentError("the PDF has no pages.", "empty")
     if sum(len(re.sub(r"\s", "", p)) for p in pages) < _MIN_TEXT_CHARS:
-        raise DocumentError("the PDF has no extractable text (it looks like scanned images); run OCR on it "
-                            "first.", "no_text")
+        # No text layer at all: a scan, read by text recognition page by page.
+        from ai_llm.internal_rag_agent.formats.ocr import scanned_pdf_pages
+
+        scanned, left_out = scanned_pdf_pages(data, progress)
+        return _ocr_document(scanned, left_out)
     return _assemble(rebuild_pages(pages), markers=True)
 
 
-def _parse_docx(data: bytes) -> ParsedDocument:
-    import zipfile
-
-    from docx import Document
-
-    try:
-        document = Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise DocumentError(f"the Word file is damaged and cannot be read ({exc}).", "corrupt") from exc
-    paragraphs = [p.text for p in document.paragraphs]
-    for table in document.tables:
-        for row in table.rows:
-            paragraphs.append(" | ".join(cell.text for cell in row.cells))
-    return _text_document("\n".join(paragraphs))
+def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
+    texts = [normalize_page_text(page) for page in pages]
+    if sum(len(re.sub(r"\s", "", t)) for t in texts) < _MIN_TEXT_CHARS:
+        raise DocumentError("no text was found in the scan (text recognition read nothing).", "no_text")
+    doc = _assemble(rebuild_pages(texts), markers=True)
+    doc.ocr = True
+    doc.page_count = len(pages) + left_out
+    if left_out:
+        doc.notices.append(f"{left_out} pages after the first {len(pages)} were not read (OCR page limit).")
+    return doc
 
 
-def _text_document(text: str) -> ParsedDocument:
-    clean = normalize_page_text(text)
-    if len(re.sub(r"\s", "", clean)) < 1:
-        raise DocumentError("the document contains no text.", "no_text")
-    return _assemble([clean], markers=False)
+def _text_document(text: str, suffix: str) -> ParsedDocument:
+    if suffix == ".md":
+        return assemble_sections(sections_from_blocks(markdown_blocks(text), articles=True))
+    return assemble_sections(sections_from_blocks((Block(line) for line in text.splitlines()), articles=True))
 
 
-def _decode_text(data: bytes) -> str:
-    for encoding in ("utf-8-sig", "cp949"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise DocumentError("the text file is neither UTF-8 nor CP949 encoded.", "corrupt")
+def _sheet_document(sections: list[Section], budget: Any) -> ParsedDocument:
+    notices = [f"{budget.dropped:,} rows beyond the first {MAX_SHEET_ROWS:,} were not indexed (row limit)."] \
+        if budget.dropped else []
+    return assemble_sections(sections, notices)
 
 
-def parse_document(data: bytes, file_name: str, max_bytes: int | None = None) -> ParsedDocument:
-    """Extract the text of a document (raises `DocumentError` with a readable reason).
+MAX_SHEET_ROWS = 20_000
+
+
+def parse_document(data: bytes, file_name: str, max_bytes: int | None = None,
+                   progress: PageProgress | None = None) -> ParsedDocument:
+    """Extract the located text of a document (raises `DocumentError` with a readable reason).
 
     Args:
-        data: the file's bytes.
-        file_name: its name; the suffix picks the parser.
+        data: the file's bytes; their content decides the format (`file_types.sniff`), the name's suffix
+            only tells text kinds apart (`.md`, `.csv`).
+        file_name: its name.
         max_bytes: size limit (MAX_UPLOAD_MB).
+        progress: called with (done, total) after each page text recognition reads.
     """
     suffix = PurePath(file_name).suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
-        raise DocumentError(f"unsupported file type {suffix or '(none)'!r}; supported: "
-                            f"{', '.join(SUPPORTED_SUFFIXES)}.", "unsupported")
     if max_bytes is not None and len(data) > max_bytes:
         raise DocumentError(f"the file is {len(data) / 1_048_576:.1f} MB, over the {max_bytes / 1_048_576:.0f} MB "
                             "limit (MAX_UPLOAD_MB).", "too_large")
-    if not data.strip():
-        raise DocumentError("the file is empty.", "empty")
-    if suffix == ".pdf":
-        return _parse_pdf(data)
-    if suffix == ".docx":
-        return _parse_docx(data)
-    return _text_document(_decode_text(data))
+    try:
+        kind = file_types.sniff(data, suffix).content_type
+    except file_types.FileTypeError as exc:
+        raise DocumentError(exc.reason, exc.code) from exc
+    from ai_llm.internal_rag_agent.formats import hangul, html_page, ocr, office
+
+    if kind == file_types.PDF:
+        return _parse_pdf(data, progress)
+    if kind == file_types.DOCX:
+        return assemble_sections(office.docx_sections(data))
+    if kind == file_types.PPTX:
+        return assemble_sections(office.pptx_sections(data))
+    if kind == file_types.XLSX:
+        budget = office.RowBudget(MAX_SHEET_ROWS)
+        return _sheet_document(office.xlsx_sections(data, budget), budget)
+    if kind in (file_types.HWP, file_types.HWPX):
+        return assemble_sections(hangul.hangul_sections(data))
+    if kind in (file_types.PNG, file_types.JPEG, file_types.TIFF):
+        pages, left_out = ocr.image_pages(data, progress)
+        return _ocr_document(pages, left_out)
+    text = file_types.decode_text(data)
+    if text is None:  # sniff decoded it already; kept for the type checker
+        raise DocumentError("the text file is neither UTF-8 nor CP949 encoded.", "corrupt")
+    if kind == file_types.HTML:
+        return assemble_sections(html_page.html_sections(text))
+    if kind == "text/csv":
+        budget = office.RowBudget(MAX_SHEET_ROWS)
+        return _sheet_document(office.csv_sections(text, file_name, budget), budget)
+    return _text_document(text, file_types.SUFFIX_ALIASES.get(suffix, suffix))
 
 
 def split_document(doc: ParsedDocument, chunk_size: int = 800, chunk_overlap: int = 100) -> list[Chunk]:
@@ -327,14 +378,16 @@ def split_document(doc: ParsedDocument, chunk_size: int = 800, chunk_overlap: in
         size = 0
         for sentence in sentences:
             if current and size + len(sentence) + 1 > chunk_size:
-                chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page]))
+                chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page],
+                                    location=doc.locations.get(page)))
                 carry = current[-1]
                 current, size = ([carry], len(carry)) if len(carry) <= chunk_overlap * 3 \
                     and len(carry) + len(sentence) + 1 <= chunk_size else ([], 0)
             current.append(sentence)
             size += len(sentence) + 1
         if current:
-            chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page]))
+            chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page],
+                                location=doc.locations.get(page)))
     return chunks
 
 

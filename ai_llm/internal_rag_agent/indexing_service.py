@@ -14,7 +14,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from ai_llm.internal_rag_agent.vector_store import (
 
 log = logging.getLogger(__name__)
 
-#: `async (stage, message_args) -> None`; stages: parsing, embedding, saving.
+#: `async (stage, message_args) -> None`; stages: parsing, ocr (per page read), embedding, saving.
 ProgressHook = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
@@ -72,6 +72,9 @@ class IndexResult:
     chunks: int = 0
     reason: str | None = None
     elapsed_ms: float = 0.0
+    notices: list[str] = field(default_factory=list)  # what was left out (rows or pages over a bound)
+    ocr_pages: int = 0  # pages read by text recognition
+    parse_ms: float = 0.0  # reading the format (OCR included), before embedding
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,9 +135,19 @@ class IndexingService:
             if on_progress is not None:
                 await on_progress(stage, {"file_name": doc.file_name, **info})
 
+        notices: list[str] = []
+        parsing = {"ocr_pages": 0, "ms": 0.0}
+
         def result(status: str, chunks: int = 0, reason: str | None = None) -> IndexResult:
             return IndexResult(doc.storage_ref, doc.file_name, status, chunks, reason,
-                               round((time.perf_counter() - started) * 1000, 1))
+                               round((time.perf_counter() - started) * 1000, 1), notices,
+                               int(parsing["ocr_pages"]), round(parsing["ms"], 1))
+
+        loop = asyncio.get_running_loop()
+
+        def page_read(done: int, total: int) -> None:  # called from the parsing thread, per OCR'd page
+            if on_progress is not None:
+                asyncio.run_coroutine_threadsafe(emit("ocr", page=done, pages=total), loop)
 
         try:
             data = await asyncio.to_thread(self._read, doc)
@@ -144,7 +157,12 @@ class IndexingService:
                 await self.store.update_document(doc.storage_ref, doc.file_name, doc.file_url)
                 return result("skipped", reason="the same content is already indexed")
             await emit("parsing")
-            parsed = await asyncio.to_thread(parse_document, data, doc.file_name, self.settings.max_upload_bytes)
+            parse_started = time.perf_counter()
+            parsed = await asyncio.to_thread(parse_document, data, doc.file_name, self.settings.max_upload_bytes,
+                                             page_read)
+            parsing.update(ms=(time.perf_counter() - parse_started) * 1000,
+                           ocr_pages=len(parsed.page_spans) if parsed.ocr else 0)
+            notices.extend(parsed.notices)
             pieces = await asyncio.to_thread(split_document, parsed, self.settings.rag_chunk_size,
                                              self.settings.rag_chunk_overlap)
             if not pieces:
@@ -159,7 +177,7 @@ class IndexingService:
                                 tokens=terms, embedding=v, content_hash=content_hash,
                                 file_name=doc.file_name, file_id=doc.file_id, file_url=doc.file_url,
                                 source_kind="report" if doc.source_kind == "report" else "upload",
-                                line_vectors=packed)
+                                line_vectors=packed, location=p.location)
                     for p, v, terms, packed in zip(pieces, vectors, tokens, lines, strict=True)]
             await emit("saving", chunks=len(rows))
             written = await self.store.replace_document(doc.storage_ref, rows)

@@ -16,16 +16,17 @@ from typing import Any, Protocol
 
 import numpy as np
 from pgvector import Vector
+from psycopg.types.json import Jsonb
 
 from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import ANALYSIS_VERSION, TermStats
 
 CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
-                 "embedding", "content_hash", "analysis_version", "source_kind", "line_vectors")
+                 "embedding", "content_hash", "analysis_version", "source_kind", "line_vectors", "location")
 #: Postgres types of CHUNK_COLUMNS for binary COPY (text COPY would format every float in Python: 6x slower).
 CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text", "text",
-                      "text", "bytea"]
+                      "text", "bytea", "jsonb"]
 #: How stored line vectors are packed (`pack_line_vectors`): float16 keeps cosine within ±0.001.
 LINE_VECTOR_DTYPE = np.float16
 
@@ -51,6 +52,7 @@ class StoredChunk:
     analysis_version: str = ANALYSIS_VERSION
     source_kind: str = "upload"  # "report" for the hub's own generated reports
     line_vectors: bytes | None = None  # `pack_line_vectors` of the chunk's lines (`content_lines`), or None
+    location: dict[str, Any] | None = None  # where the chunk is (`formats.structure` location), or None
 
 
 def pack_line_vectors(vectors: Sequence[Sequence[float]]) -> bytes:
@@ -81,6 +83,7 @@ class ChunkHit:
     file_url: str | None = None
     tokens: str | None = None  # the chunk's analysed terms when the search returned them
     source_kind: str = "upload"
+    location: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -92,7 +95,17 @@ class ChunkHit:
         return cls(storage_ref=row["storage_ref"], chunk_index=int(row["chunk_index"]), content=row["content"],
                    pages=[int(p) for p in (row.get("pages") or [])], score=float(row[score_key]),
                    file_name=row.get("file_name") or "", file_id=row.get("file_id"), file_url=row.get("file_url"),
-                   tokens=row.get("tokens"), source_kind=row.get("source_kind") or "upload")
+                   tokens=row.get("tokens"), source_kind=row.get("source_kind") or "upload",
+                   location=_location(row.get("location")))
+
+
+def _location(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, str):  # PostgREST may hand jsonb back as text
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) and value else None
 
 
 class VectorStore(Protocol):
@@ -159,7 +172,8 @@ class PgVectorStore:
                 for c in chunks:
                     await copy.write_row((storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                           c.content, c.pages, c.tokens, np.asarray(c.embedding, dtype=np.float32),
-                                          c.content_hash, c.analysis_version, c.source_kind, c.line_vectors))
+                                          c.content_hash, c.analysis_version, c.source_kind, c.line_vectors,
+                                          Jsonb(c.location) if c.location else None))
         return len(chunks)
 
     async def delete_document(self, storage_ref: str) -> int:
@@ -263,7 +277,8 @@ class SupabaseVectorStore:
         rows = [{"chunk_index": c.chunk_index, "file_name": c.file_name, "file_id": c.file_id,
                  "file_url": c.file_url, "content": c.content, "pages": c.pages, "tokens": c.tokens,
                  "embedding": json.dumps(c.embedding), "content_hash": c.content_hash,
-                 "analysis_version": c.analysis_version, "source_kind": c.source_kind} for c in chunks]
+                 "analysis_version": c.analysis_version, "source_kind": c.source_kind,
+                 "location": c.location} for c in chunks]
         data = await self._rpc("replace_document_chunks", {"p_storage_ref": storage_ref, "p_chunks": rows})
         return int(data or 0)
 

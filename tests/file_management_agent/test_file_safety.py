@@ -89,6 +89,37 @@ def test_docx_text_and_binary(tmp_path: Path) -> None:
         detect_type(_write(tmp_path, "x", b""), "a.txt")
 
 
+def test_every_document_format_is_recognised_by_content(tmp_path: Path) -> None:
+    from ai_llm.common import file_types
+    from tests.internal_rag_agent.documents import make_deck, make_regulation, make_workbook
+
+    cases = [(make_deck(), "slides.zip", file_types.PPTX, "slides.pptx"),
+             (make_workbook(), "budget.xlsx", file_types.XLSX, "budget.xlsx"),
+             (make_regulation(tmp_path / "r.hwpx").read_bytes(), "규정.hwpx", file_types.HWPX, "규정.hwpx"),
+             (make_regulation(tmp_path / "r.hwp").read_bytes(), "규정", file_types.HWP, "규정.hwp"),
+             (b"<!DOCTYPE html><html><body><p>hi</p></body></html>", "page.htm", file_types.HTML, "page.htm"),
+             (b"\x89PNG\r\n\x1a\n" + bytes(64), "scan.jpg", file_types.PNG, "scan.png")]
+    for data, name, content_type, stored in cases:
+        detected = detect_type(_write(tmp_path, "x", data), name)
+        assert (detected.content_type, detected.name) == (content_type, stored), name
+
+
+def test_encrypted_and_legacy_office_files_are_refused_with_the_reason(tmp_path: Path) -> None:
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    from tests.internal_rag_agent.documents import make_word
+
+    locked = io.BytesIO()
+    OOXMLFile(io.BytesIO(make_word())).encrypt("pw", locked)
+    with pytest.raises(UnsupportedContent, match="password-protected"):
+        detect_type(_write(tmp_path, "x", locked.getvalue()), "minutes.docx")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("word/document.xml", b"\0" * 20_000_000)
+    with pytest.raises(UnsupportedContent, match="zip bomb"):
+        detect_type(_write(tmp_path, "x", bomb.getvalue()), "minutes.docx")
+
+
 async def test_store_refuses_traversal_and_symlinks(tmp_path: Path) -> None:
     store = LocalDocumentStore(tmp_path / "root")
     outside = tmp_path / "secret.txt"

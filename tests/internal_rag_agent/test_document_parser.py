@@ -65,11 +65,11 @@ def test_page_spans_of_a_generated_pdf() -> None:
     ("locked.pdf", make_encrypted_pdf, "encrypted", "password"),
     ("broken.pdf", lambda: b"%PDF-1.7\n" + bytes(range(256)) * 8, "corrupt", "damaged"),
     ("random.pdf", lambda: bytes(range(1, 256)) * 20, "corrupt", "not a valid PDF"),
-    ("scan.pdf", make_image_only_pdf, "no_text", "no extractable text"),
+    ("scan.pdf", make_image_only_pdf, "no_text", "no text was found in the scan"),
     ("empty.pdf", lambda: b"", "empty", "empty"),
     ("empty.txt", lambda: b"   \n", "empty", "empty"),
-    ("slides.pptx", lambda: b"PK\x03\x04 not supported", "unsupported", "unsupported file type"),
-    ("noext", lambda: b"some text", "unsupported", "unsupported file type"),
+    ("slides.pptx", lambda: b"PK\x03\x04 not supported", "corrupt", "damaged zip"),
+    ("program.exe", lambda: b"MZ\x90\x00\x03" + bytes(range(256)) * 4, "unsupported", "does not accept"),
 ])
 def test_bad_inputs_raise_a_clear_error(name: str, data_factory: object, code: str, phrase: str) -> None:
     with pytest.raises(DocumentError) as info:
@@ -88,7 +88,7 @@ def test_oversize_file_is_refused_before_parsing() -> None:
 
 def test_text_markdown_and_docx() -> None:
     txt = parse_document("보건의료 빅데이터 플랫폼\n\n\n시범사업  계획".encode(), "plan.txt")
-    assert txt.text == "보건의료 빅데이터 플랫폼\n\n시범사업 계획" and txt.page_spans[0][0] == 1
+    assert txt.text == "보건의료 빅데이터 플랫폼\n시범사업 계획" and txt.page_spans[0][0] == 1
     cp949 = parse_document("연차 규정".encode("cp949"), "rules.md")
     assert cp949.text == "연차 규정"
     document = Document()

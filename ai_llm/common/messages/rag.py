@@ -7,6 +7,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "searching": {"ko": "📚 사내 문서를 {n}개 검색어로 검색 중…", "en": "📚 Searching internal documents with {n} queries…"},
     "generating": {"ko": "✍️ 찾은 문단 {n}개로 답변을 작성 중…", "en": "✍️ Writing the answer from {n} passages…"},
     "parsing": {"ko": "📄 '{file_name}' 문서를 읽는 중…", "en": "📄 Reading '{file_name}'…"},
+    "ocr": {"ko": "🔍 '{file_name}': 글자 인식(OCR) {page}/{pages}쪽…",
+            "en": "🔍 '{file_name}': recognising text (OCR), page {page} of {pages}…"},
     "embedding": {"ko": "🧮 '{file_name}': 조각 {chunks}개 임베딩 중…", "en": "🧮 '{file_name}': embedding {chunks} chunks…"},
     "saving": {"ko": "💾 '{file_name}': 조각 {chunks}개 저장 중…", "en": "💾 '{file_name}': saving {chunks} chunks…"},
     "no_result": {"ko": "사내 문서에서 관련 내용을 찾지 못했습니다.",

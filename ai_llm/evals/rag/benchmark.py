@@ -30,7 +30,7 @@ from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.common.text import split_sentences, tokenize
 from ai_llm.common.text_rules import rewrite_query
-from ai_llm.evals.rag.evaluation import rag_environment
+from ai_llm.evals.rag.evaluation import document_files, rag_environment
 from ai_llm.internal_rag_agent.document_parser import parse_document, split_document
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, embed_lines
 from ai_llm.internal_rag_agent.vector_store import CHUNK_COLUMNS, PgVectorStore, StoredChunk
@@ -246,10 +246,11 @@ async def bench_models(env: Any, paths: list[Path], n_queries: int) -> dict[str,
 
 
 def bench_documents(docs: Path | None) -> list[Path]:
-    """PDFs for the indexing benchmark: `--docs` (file or folder) or the RAG paper from the shared eval data."""
+    """Documents for the indexing benchmark: `--docs` (file or folder, every supported format) or the RAG paper
+    from the shared eval data."""
     if docs is None:
         return [DEFAULT_DOC] if DEFAULT_DOC.exists() else []
-    return sorted(docs.glob("*.pdf")) if docs.is_dir() else [docs]
+    return document_files(docs)
 
 
 async def run_rag_bench(base: Settings, docs: Path | None, chunks: int, insert_chunks: int,
@@ -257,7 +258,7 @@ async def run_rag_bench(base: Settings, docs: Path | None, chunks: int, insert_c
     """The whole `hub bench rag` run in a temporary database."""
     paths = await asyncio.to_thread(bench_documents, docs)
     if not paths:
-        raise FileNotFoundError("no PDF to index: pass --docs (e.g. ../shared/eval-data/pdfs)")
+        raise FileNotFoundError("no document to index: pass --docs (e.g. ../shared/eval-data/pdfs)")
     async with rag_environment(base, embedding_env={"EMBEDDING_CACHE_SIZE": "0"}) as env:
         result: dict[str, Any] = {"embedding_model": env.settings.embedding_model_name}
         result["indexing"] = await bench_indexing(env, paths)

@@ -1,9 +1,14 @@
-"""`hub eval rag`: index real PDFs, ask a QA set through the agent graph, score retrieval and no-answer handling.
+"""`hub eval rag`: index a folder of documents (every supported format), ask a QA set through the agent graph,
+score retrieval and no-answer handling.
 
 QA format (JSONL): `{"id", "file", "question", "answer", "pages"}`; `answer: null` marks an unanswerable
-question, which must come back `no_result`. Metrics:
+question, which must come back `no_result`. A document without pages (Word, slides, sheets, HWP, HTML) has
+`pages: []` and a `location` string (`슬라이드 3`, `Sheet1!12`, `제5조`, a heading). Metrics:
 
-* `page_recall` — answerable questions whose cited sources include the expected file and one expected page;
+* `page_recall` — answerable questions with `pages` whose cited sources include the expected file and one
+  expected page;
+* `file_recall` — answerable questions whose cited sources include the expected file;
+* `location_recall` — answerable questions with a `location` whose cited sources hold it (`location_hit`);
 * `answer_evidence_hit` — answerable questions whose cited chunks contain the gold answer span
   (lower-cased, NFKC, all whitespace removed, as in benchmarks/data/README.md);
 * `answer_hit` — the same test on the answer text itself;
@@ -43,6 +48,7 @@ from ai_llm.common.llm import make_llm
 from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
 from ai_llm.internal_rag_agent.agent import RagAgent
+from ai_llm.internal_rag_agent.document_parser import SUPPORTED_SUFFIXES
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
 
@@ -130,10 +136,46 @@ def load_qa(path: Path) -> list[dict[str, Any]]:
     return items
 
 
+def document_files(docs_dir: Path) -> list[Path]:
+    """The documents of a folder: every file of a supported format (a single file stands for itself)."""
+    if not docs_dir.is_dir():
+        return [docs_dir]
+    return sorted(p for p in docs_dir.iterdir() if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s–—-]+", "", unicodedata.normalize("NFKC", text)).lower()
+
+
+def location_hit(expected: str, locations: Sequence[Mapping[str, Any]], pages: Sequence[int] = ()) -> bool:
+    """Whether a cited location is the expected one: the same slide or page number, a sheet row inside the
+    cited row range, or a heading path that holds the expected heading or article."""
+    want = _squash(expected)
+    numbers = [int(n) for n in re.findall(r"\d+", expected)]
+    for location in locations:
+        kind = location.get("kind")
+        if kind in ("slide", "page") and numbers and numbers[0] == location.get(kind):
+            return True
+        if kind == "sheet":
+            sheet, _, rows = expected.rpartition("!")
+            if _squash(sheet) != _squash(str(location.get("sheet", ""))):
+                continue
+            low, _, high = str(location.get("rows", "")).partition("-")
+            wanted = [int(n) for n in re.findall(r"\d+", rows)]
+            if not wanted or not low.isdigit():
+                return not wanted
+            top = int(high) if high.isdigit() else int(low)
+            if any(int(low) <= n <= top for n in wanted):
+                return True
+        if kind == "heading" and want and want in _squash(str(location.get("heading", ""))):
+            return True
+    return bool(numbers) and re.match(r"^\s*(p\.?|page|페이지|쪽)", expected, re.I) is not None \
+        and numbers[0] in pages
+
+
 async def index_directory(agent: RagAgent, docs_dir: Path) -> list[dict[str, Any]]:
-    """Index every PDF of `docs_dir` (storage_ref = file name)."""
-    files = sorted(p for p in await asyncio.to_thread(lambda: list(docs_dir.iterdir()))
-                   if p.suffix.lower() == ".pdf")
+    """Index every document of `docs_dir` (storage_ref = file name)."""
+    files = await asyncio.to_thread(document_files, docs_dir)
     docs = [DocumentInput(storage_ref=p.name, file_name=p.name, path=str(p), file_url=f"file://{p}") for p in files]
     return [r.to_dict() for r in await agent.indexing.index_many(docs)]
 
@@ -154,17 +196,25 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         sources = reply.data.get("sources") or []
         evidence = state.get("evidence")
         cited = [q.chunk for q in evidence.quotes] if evidence else []
-        row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "", "status": reply.data.get("status"),
+        row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "",
+                               "format": Path(str(item.get("file") or "")).suffix.lower().lstrip(".") or "none",
+                               "status": reply.data.get("status"),
                                "max_score": reply.data.get("max_score"),
                                "question_coverage": reply.data.get("question_coverage"),
                                "cross_similarity": reply.data.get("cross_similarity"),
-                               "cited": [(s["file_name"], s["pages"]) for s in sources],
+                               "cited": [(s["file_name"], s["page_label"] or s["pages"]) for s in sources],
                                "degraded": sorted(skipped)}
         if item["answer"] is None:
             row["correct_no_answer"] = reply.data.get("status") == STATUS_NO_RESULT
         else:
             expected = set(item["pages"])
-            row["page_hit"] = any(s["file_name"] == item["file"] and expected & set(s["pages"]) for s in sources)
+            mine = [s for s in sources if s["file_name"] == item["file"]]
+            row["file_hit"] = bool(mine)
+            if expected:
+                row["page_hit"] = any(expected & set(s["pages"]) for s in mine)
+            if item.get("location"):
+                row["location_hit"] = any(location_hit(item["location"], s.get("locations") or [], s["pages"])
+                                          for s in mine)
             gold = normalize_span(item["answer"])
             cited_text = normalize_span(" ".join(c.hit.content for c in cited)) if sources else ""
             row["evidence_hit"] = bool(gold) and gold in cited_text
@@ -173,19 +223,32 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
             if item.get("evidence"):
                 row["evidence_in_answer"] = evidence_shown(item["evidence"], reply.text)
         per_item.append(row)
-    answerable = [r for r in per_item if "page_hit" in r]
+    answerable = [r for r in per_item if "file_hit" in r]
     negatives = [r for r in per_item if "correct_no_answer" in r]
 
     def share(rows: list[dict[str, Any]], key: str) -> float:
         rows = [r for r in rows if key in r]
         return round(sum(1 for r in rows if r[key]) / len(rows), 4) if rows else 0.0
 
+    by_format: dict[str, dict[str, Any]] = {}
+    for fmt in sorted({r["format"] for r in answerable}):
+        rows = [r for r in answerable if r["format"] == fmt]
+        by_format[fmt] = {"n": len(rows), "file_recall": share(rows, "file_hit"),
+                          "location_recall": share(rows, "location_hit") if any("location_hit" in r for r in rows)
+                          else None,
+                          "page_recall": share(rows, "page_hit") if any("page_hit" in r for r in rows) else None,
+                          "evidence_in_answer": share(rows, "evidence_in_answer"),
+                          "false_no_result": share(rows, "false_no_result")}
+
     by_kind: dict[str, dict[str, Any]] = {}
     for kind in sorted({r["kind"] for r in per_item if r["kind"]}):
         rows = [r for r in per_item if r["kind"] == kind]
-        kind_answerable = [r for r in rows if "page_hit" in r]
+        kind_answerable = [r for r in rows if "file_hit" in r]
         kind_negatives = [r for r in rows if "correct_no_answer" in r]
-        by_kind[kind] = {"n": len(rows), "page_recall": share(kind_answerable, "page_hit") if kind_answerable else None,
+        by_kind[kind] = {"n": len(rows),
+                         "page_recall": share(kind_answerable, "page_hit")
+                         if any("page_hit" in r for r in kind_answerable) else None,
+                         "file_recall": share(kind_answerable, "file_hit") if kind_answerable else None,
                          "evidence_in_answer": share(kind_answerable, "evidence_in_answer")
                          if kind_answerable else None,
                          "no_answer_accuracy": share(kind_negatives, "correct_no_answer") if kind_negatives else None,
@@ -195,12 +258,15 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
     result: dict[str, Any] = {
         "questions": len(per_item), "answerable": len(answerable), "unanswerable": len(negatives),
         "page_recall": share(answerable, "page_hit"),
+        "file_recall": share(answerable, "file_hit"),
+        "location_recall": share(answerable, "location_hit"),
         "answer_evidence_hit": share(answerable, "evidence_hit"),
         "answer_hit": share(answerable, "answer_hit"),
         "evidence_in_answer": share(answerable, "evidence_in_answer"),
         "no_answer_accuracy": share(negatives, "correct_no_answer"),
         "false_no_result": share(answerable, "false_no_result"),
         "by_kind": by_kind,
+        "by_format": by_format,
         "mean_latency_ms": round(statistics.fmean(latencies), 1) if latencies else 0.0,
         "p50_latency_ms": round(ordered[len(ordered) // 2], 1) if ordered else 0.0,
         "p95_latency_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1) if ordered else 0.0,
@@ -239,9 +305,13 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
                 index_s = time.perf_counter() - started
                 result = await evaluate(env.agent, qa, details)
             result["korean_analysis"] = mode
-            result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason")}
+            result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason", "notices")}
                                            for r in indexed]
             result["index_seconds"] = round(index_s, 2)
+            scanned = [r for r in indexed if r.get("ocr_pages")]
+            ocr_s = sum(r["parse_ms"] for r in scanned) / 1000
+            result["ocr_pages"] = sum(r["ocr_pages"] for r in scanned)
+            result["ocr_pages_per_s"] = round(result["ocr_pages"] / ocr_s, 3) if ocr_s else None
             results[mode] = result
     finally:
         text_analysis.KOREAN_ANALYSIS = default

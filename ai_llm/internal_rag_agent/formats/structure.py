@@ -1,0 +1,174 @@
+"""A document as located sections: the shape every format reader produces before chunking.
+
+A reader turns its format into `Block`s in reading order (a heading with its level, a paragraph, a table as
+rows of cells); `sections_from_blocks` cuts them into `Section`s, each with the location a person finds it by:
+the heading path (`1. 개요 > 1.2 범위`), extended by a numbered article (`제5조(여비)`) where a Korean
+regulation has them. A table is read as sentences: each row after the header row becomes
+`header: value; header: value`, so a row can be found and quoted on its own.
+
+Locations are plain dicts, the shape agents return with their quotes:
+`{"kind": "page", "page": 3}`, `{"kind": "slide", "slide": 4, "title": …}`,
+`{"kind": "sheet", "sheet": "예산", "rows": "2-41"}`, `{"kind": "heading", "heading": "제1장 > 제2조(…)"}`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Location = dict[str, Any]
+
+#: A heading path keeps at most this many levels in its label (the nearest ones).
+HEADING_DEPTH = 3
+_ARTICLE = re.compile(r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)\s*(\([^)]{1,40}\)|【[^】]{1,40}】)?")
+_CHAPTER = re.compile(r"^\s*(제\s*\d+\s*(?:편|장|절|관))(?:\s+\S.{0,40})?$")
+_MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+class DocumentError(ValueError):
+    """A document cannot be indexed; `reason` is a sentence a person understands, `code` a stable name
+    (`unsupported`, `too_large`, `empty`, `corrupt`, `encrypted`, `no_text`, `ocr_unavailable`, …)."""
+
+    def __init__(self, reason: str, code: str = "invalid") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+
+@dataclass
+class Block:
+    """One piece of a document in reading order."""
+
+    text: str = ""
+    heading: int = 0  # heading level (1 = top), 0 for body text
+    rows: list[list[str]] | None = None  # a table: rows of cell texts, the first row its header
+
+
+@dataclass
+class Section:
+    """Text with the location a person finds it by."""
+
+    text: str
+    location: Location = field(default_factory=dict)
+
+
+def row_sentence(header: Sequence[str], row: Sequence[str]) -> str:
+    """`header: value; header: value` for the non-empty cells of a row (cells without a header stand alone)."""
+    parts: list[str] = []
+    for i, cell in enumerate(row):
+        value = " ".join(str(cell).split())
+        if not value:
+            continue
+        name = " ".join(str(header[i]).split()) if i < len(header) else ""
+        parts.append(f"{name}: {value}" if name and name != value else value)
+    return "; ".join(parts)
+
+
+def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
+    """A table as lines a person reads: the header row once, then one sentence per row."""
+    rows = [list(r) for r in rows if any(str(c).strip() for c in r)]
+    if not rows:
+        return []
+    if len(rows) == 1 or sum(1 for c in rows[0] if str(c).strip()) < 2:
+        return [" | ".join(" ".join(str(c).split()) for c in r if str(c).strip()) for r in rows]
+    header = rows[0]
+    lines = [" | ".join(" ".join(str(c).split()) for c in header if str(c).strip())]
+    lines.extend(sentence for sentence in (row_sentence(header, r) for r in rows[1:]) if sentence)
+    return lines
+
+
+def heading_location(path: Sequence[str]) -> Location:
+    """The location of text under a heading path (empty path: the document's start)."""
+    return {"kind": "heading", "heading": " > ".join(path[-HEADING_DEPTH:])} if path else {"kind": "heading",
+                                                                                            "heading": ""}
+
+
+def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list[Section]:
+    """Cut blocks into sections at headings (and, with `articles`, at `제N조` article starts and `제N장`
+    chapter lines); each section carries its heading path."""
+    path: list[tuple[int, str]] = []
+    sections: list[Section] = []
+    lines: list[str] = []
+
+    def flush() -> None:
+        text = "\n".join(line for line in lines if line.strip())
+        # A heading with nothing under it before the next heading is not a section of its own.
+        if text.strip() and not (path and text == path[-1][1]):
+            sections.append(Section(text, heading_location([title for _, title in path])))
+        lines.clear()
+
+    def enter(level: int, title: str) -> None:
+        flush()
+        while path and path[-1][0] >= level:
+            path.pop()
+        path.append((level, title))
+
+    for block in blocks:
+        if block.rows is not None:
+            lines.extend(table_lines(block.rows))
+            continue
+        text = " ".join(block.text.split())
+        if not text:
+            continue
+        if block.heading:
+            enter(block.heading, text)
+            lines.append(text)
+            continue
+        chapter = _CHAPTER.match(text) if articles else None
+        article = _ARTICLE.match(text) if articles else None
+        if chapter:
+            enter(1, text)
+        elif article:
+            # An article sits below the nearest heading; the article number (and its title) names it.
+            deepest = max((level for level, _ in path), default=0)
+            level = next((lv for lv, title in path if _ARTICLE.match(title)), deepest + 1)
+            enter(level, "".join((article.group(1) + (article.group(2) or "")).split()))
+        lines.append(text)
+    flush()
+    return sections
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    """Blocks of Markdown text: `#` headings, pipe tables, and every other line as a paragraph."""
+    blocks: list[Block] = []
+    table: list[list[str]] = []
+
+    def end_table() -> None:
+        if table:
+            blocks.append(Block(rows=[row[:] for row in table]))
+            table.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("|") and line.endswith("|") and len(line) > 1:
+            if not _MARKDOWN_TABLE_RULE.match(line):
+                table.append([cell.strip() for cell in line.strip("|").split("|")])
+            continue
+        end_table()
+        heading = _MARKDOWN_HEADING.match(line)
+        if heading:
+            blocks.append(Block(heading.group(2), heading=len(heading.group(1))))
+        elif line:
+            blocks.append(Block(line))
+    end_table()
+    return blocks
+
+
+def location_label(location: Location | None, language: str = "ko") -> str:
+    """How a person reads a location: `p.3`, `슬라이드 4`, `예산!2–41`, `제1장 > 제2조(목적)`."""
+    if not location:
+        return ""
+    kind = location.get("kind")
+    if kind == "page" and location.get("page"):
+        return f"p.{location['page']}"
+    if kind == "slide" and location.get("slide"):
+        return f"{'슬라이드' if language == 'ko' else 'slide'} {location['slide']}"
+    if kind == "sheet":
+        rows = str(location.get("rows") or "").replace("-", "–")
+        return f"{location.get('sheet', '')}!{rows}" if rows else str(location.get("sheet", ""))
+    if kind == "heading":
+        return str(location.get("heading") or "")
+    return ""

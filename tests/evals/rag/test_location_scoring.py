@@ -1,0 +1,34 @@
+"""How `hub eval rag` scores documents without pages: a cited location matches the expected one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ai_llm.evals.rag.evaluation import document_files, location_hit
+
+
+@pytest.mark.parametrize(("expected", "locations", "pages", "hit"), [
+    ("슬라이드 3", [{"kind": "slide", "slide": 3}], [], True),
+    ("slide 2", [{"kind": "slide", "slide": 3}], [], False),
+    ("예산!34", [{"kind": "sheet", "sheet": "예산", "rows": "22-41"}], [], True),
+    ("예산!44", [{"kind": "sheet", "sheet": "예산", "rows": "22-41"}], [], False),
+    ("요약!1", [{"kind": "sheet", "sheet": "예산", "rows": "1"}], [], False),
+    ("Changes!10-12", [{"kind": "sheet", "sheet": "changes", "rows": "12-30"}], [], True),
+    ("제2조", [{"kind": "heading", "heading": "제2장 여비 > 제2조(일비)"}], [], True),
+    ("제 3 조", [{"kind": "heading", "heading": "제2장 여비 > 제2조(일비)"}], [], False),
+    ("Configuration > Builtin values", [{"kind": "heading", "heading": "Configuration > Builtin Values"}], [], True),
+    ("p.4", [], [4], True),
+    ("p.4", [], [5], False),
+])
+def test_location_hit(expected: str, locations: list[dict], pages: list[int], hit: bool) -> None:
+    assert location_hit(expected, locations, pages) is hit
+
+
+def test_a_folder_holds_every_supported_format_and_nothing_else(tmp_path: Path) -> None:
+    for name in ("a.pdf", "b.hwpx", "c.HWP", "d.pptx", "e.xlsx", "f.csv", "g.html", "h.png", "i.tiff", "build.py",
+                 "notes.json"):
+        (tmp_path / name).write_bytes(b"x")
+    assert [p.name for p in document_files(tmp_path)] == ["a.pdf", "b.hwpx", "c.HWP", "d.pptx", "e.xlsx", "f.csv",
+                                                          "g.html", "h.png", "i.tiff"]

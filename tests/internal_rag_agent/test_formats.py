@@ -1,0 +1,269 @@
+"""Every format the hub reads, through its library, with the location a person finds each chunk by; and a
+clear error, with nothing indexed, for every bad input (encrypted, damaged, zip bombs, lying extensions)."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from ai_llm.common import file_types
+from ai_llm.internal_rag_agent.document_parser import (
+    DocumentError,
+    ParsedDocument,
+    parse_document,
+    split_document,
+)
+from ai_llm.internal_rag_agent.formats import structure
+from ai_llm.internal_rag_agent.formats.structure import location_label
+from tests.internal_rag_agent.documents import make_deck, make_regulation, make_word, make_workbook
+
+DATA = Path(__file__).with_name("data")
+
+
+def _labels(doc: ParsedDocument) -> dict[str, str]:
+    """Chunk text by location label."""
+    out: dict[str, str] = {}
+    for chunk in split_document(doc, 800, 100):
+        label = location_label(chunk.location)
+        out[label] = (out.get(label, "") + "\n" + chunk.content).strip()
+    return out
+
+
+def test_word_sections_follow_the_headings_with_lists_and_table_rows() -> None:
+    labels = _labels(parse_document(make_word(), "policy.docx"))
+    assert set(labels) == {"Travel policy", "Travel policy > Allowances", "Travel policy > Claims"}
+    allowances = labels["Travel policy > Allowances"]
+    assert "- The daily allowance is 30 dollars for domestic trips." in allowances
+    assert "Item: Hotel; Limit: 80 dollars a night" in allowances  # a row reads as a sentence
+    assert "within 14 days" in labels["Travel policy > Claims"] and "14 days" not in allowances
+
+
+def test_word_footnotes_are_indexed_as_their_own_section() -> None:
+    data = make_word()
+    notes = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:footnotes xmlns:w="http://schemas.'
+             b'openxmlformats.org/wordprocessingml/2006/main"><w:footnote w:id="-1"><w:p><w:r><w:t>sep</w:t></w:r>'
+             b'</w:p></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>Receipts are kept for five years.</w:t>'
+             b'</w:r></w:p></w:footnote></w:footnotes>')
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            target.writestr(item, source.read(item.filename))
+        target.writestr("word/footnotes.xml", notes)
+    labels = _labels(parse_document(out.getvalue(), "policy.docx"))
+    assert labels["각주"] == "각주\nReceipts are kept for five years."
+
+
+def test_slides_are_locations_with_title_body_table_and_speaker_notes() -> None:
+    doc = parse_document(make_deck(), "q3.pptx")
+    assert doc.locations == {1: {"kind": "slide", "slide": 1, "title": "Quarterly results"},
+                             2: {"kind": "slide", "slide": 2, "title": "Hiring plan"}}
+    labels = _labels(doc)
+    assert "발표자 노트: Mention the new Busan office." in labels["슬라이드 1"]
+    assert "Team: Search; Hires: 2" in labels["슬라이드 2"] and "Busan" not in labels["슬라이드 2"]
+
+
+def test_sheet_rows_read_as_sentences_with_their_sheet_and_row_range() -> None:
+    doc = parse_document(make_workbook(), "budget.xlsx")
+    labels = _labels(doc)
+    assert list(labels) == ["예산!2–21", "예산!22–41", "예산!42–46", "요약!1"]
+    assert "항목: 항목33; 금액: 33000; 비고: 검토" in labels["예산!22–41"]  # row 34 of the sheet
+    assert doc.notices == []
+
+
+def test_a_sheet_over_the_row_bound_is_cut_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ai_llm.internal_rag_agent import document_parser
+
+    monkeypatch.setattr(document_parser, "MAX_SHEET_ROWS", 1_000)
+    rows = "\n".join(f"{i},value {i}" for i in range(100_000))
+    doc = parse_document(f"id,value\n{rows}\n".encode(), "big.csv")
+    chunks = split_document(doc)
+    assert "id: 999; value: value 999" in chunks[-1].content
+    assert all("value 1000;" not in c.content and not c.content.endswith("value 1000") for c in chunks)
+    assert doc.notices == ["99,000 rows beyond the first 1,000 were not indexed (row limit)."]
+
+
+def test_csv_header_is_carried_into_each_row() -> None:
+    doc = parse_document("버전;날짜;변경\n1.2;2024-01-05;캐시 추가\n2.0;2025-03-01;API 변경\n".encode("cp949"),
+                         "changes.csv")
+    assert doc.text == "버전: 1.2; 날짜: 2024-01-05; 변경: 캐시 추가\n버전: 2.0; 날짜: 2025-03-01; 변경: API 변경"
+    assert doc.locations[1] == {"kind": "sheet", "sheet": "changes", "rows": "2-3"}
+
+
+def test_html_keeps_the_main_content_and_drops_navigation_and_banners() -> None:
+    page = ("<!doctype html><html><head><title>Wiki</title></head><body>"
+            "<nav><ul><li><a href='/'>Home</a></li><li><a href='/login'>Sign in to the portal</a></li></ul></nav>"
+            "<div class='cookie-banner'>We use cookies to improve your experience. Accept all cookies?</div>"
+            "<main><article><h1>Backup service</h1><p>The backup service keeps every file for "
+            "<b>30 days</b> before it is deleted for good.</p><h2>Limits</h2><p>Each team may store up to "
+            "5 GB of backups in total across all of its projects.</p></article></main>"
+            "<footer>Copyright 2026. Privacy policy and terms of use.</footer></body></html>")
+    labels = _labels(parse_document(page.encode(), "backup.html"))
+    assert "The backup service keeps every file for 30 days before it is deleted for good." in \
+        labels["Backup service"]
+    assert "up to 5 GB" in labels["Backup service > Limits"]
+    everything = "\n".join(labels.values())
+    assert "cookies" not in everything and "Sign in" not in everything and "Privacy" not in everything
+
+
+@pytest.mark.parametrize("suffix", [".hwpx", ".hwp"])
+def test_hangul_documents_are_cut_at_their_articles(tmp_path: Path, suffix: str) -> None:
+    data = make_regulation(tmp_path / f"rule{suffix}").read_bytes()
+    kind = file_types.sniff(data, suffix).content_type
+    assert kind == (file_types.HWPX if suffix == ".hwpx" else file_types.HWP)
+    labels = _labels(parse_document(data, f"rule{suffix}"))
+    assert list(labels) == ["제1장 총칙 > 제1조(목적)", "제2장 여비 > 제2조(일비)", "제2장 여비 > 제3조(정산)"]
+    assert "구분: 숙박비; 상한: 8만 원" in labels["제2장 여비 > 제2조(일비)"]
+    assert labels["제2장 여비 > 제3조(정산)"] == "제3조(정산) 여비는 귀임 후 14일 이내에 정산한다."
+
+
+def test_plain_text_and_markdown_get_article_and_heading_locations() -> None:
+    law = "제1조(목적) 이 법은 목적을 정한다.\n제2조(정의) 이 법에서 쓰는 말의 뜻은 다음과 같다.\n".encode()
+    assert list(_labels(parse_document(law, "law.txt"))) == ["제1조(목적)", "제2조(정의)"]
+    guide = b"# Guide\n\nStart here with the basics.\n\n## Setup\n\nRun make run to start every agent.\n"
+    assert _labels(parse_document(guide, "guide.md"))["Guide > Setup"] == "Setup\nRun make run to start every agent."
+
+
+def _english_scan(lines: list[str]) -> Image.Image:
+    image = Image.new("L", (1400, 120 + 60 * len(lines)), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype("DejaVuSans.ttf", 30) if _has_font("DejaVuSans.ttf") else ImageFont.load_default(30)
+    for i, line in enumerate(lines):
+        draw.text((60, 60 + 60 * i), line, font=font, fill=0)
+    return image
+
+
+def _has_font(name: str) -> bool:
+    try:
+        ImageFont.truetype(name, 10)
+    except OSError:
+        return False
+    return True
+
+
+def test_a_scanned_pdf_is_read_by_ocr_page_by_page_with_progress() -> None:
+    pages = [_english_scan(["The backup job runs every night and keeps fourteen daily copies."]),
+             _english_scan(["Restores are requested through the service desk portal."])]
+    buffer = io.BytesIO()
+    pages[0].save(buffer, "PDF", save_all=True, append_images=pages[1:], resolution=200)
+    seen: list[tuple[int, int]] = []
+    doc = parse_document(buffer.getvalue(), "scan.pdf", progress=lambda done, total: seen.append((done, total)))
+    assert doc.ocr and seen == [(1, 2), (2, 2)]
+    text = {p: doc.text[s:e].lower() for p, s, e in doc.page_spans}
+    # Recognition may differ by a letter between Tesseract builds: the distinctive words land on their page.
+    assert "fourteen" in text[1] and "restores" in text[2] and "restores" not in text[1]
+
+
+def test_a_pdf_with_a_text_layer_is_never_ocrd(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ai_llm.internal_rag_agent.formats import ocr
+    from tests.internal_rag_agent.conftest import make_pdf
+
+    monkeypatch.setattr(ocr, "read_page", lambda image: pytest.fail("OCR ran on a PDF with text"))
+    assert not parse_document(make_pdf(["A page with a real text layer on it."] * 2), "t.pdf").ocr
+
+
+def test_a_korean_scan_image_is_read_with_the_korean_data() -> None:
+    doc = parse_document((DATA / "ko_scan.png").read_bytes(), "scan.png")
+    text = doc.text.replace(" ", "")
+    assert doc.locations == {1: {"kind": "page", "page": 1}}
+    assert "보존기간" in text and "정보보안팀장" in text
+
+
+def test_a_multi_page_tiff_gives_one_page_per_frame() -> None:
+    frames = [_english_scan(["First frame talks about invoices."]), _english_scan(["Second frame covers payroll."])]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "TIFF", save_all=True, append_images=frames[1:])
+    doc = parse_document(buffer.getvalue(), "pages.tiff")
+    assert [p for p, _, _ in doc.page_spans] == [1, 2]
+    assert "invoices" in doc.text[doc.page_spans[0][1]:doc.page_spans[0][2]].lower()
+
+
+def _zip_with(member: str, payload: bytes, extra: dict[str, bytes] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(member, payload)
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _encryptedmake_word() -> bytes:
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    out = io.BytesIO()
+    OOXMLFile(io.BytesIO(make_word())).encrypt("secret", out)
+    return out.getvalue()
+
+
+def _flagged_hwp(tmp_path: Path, flag: int) -> bytes:
+    from hwpx.hwp5 import cfb
+
+    data = make_regulation(tmp_path / "rule.hwp").read_bytes()
+    streams = cfb.read_all_streams(cfb.CompoundFile(data))
+
+    def flagged(name: str, payload: bytes) -> bytes:
+        if name != "FileHeader":
+            return payload
+        return payload[:36] + struct.pack("<I", struct.unpack("<I", payload[36:40])[0] | flag) + payload[40:]
+
+    return cfb.build_compound_file([(name, flagged(name, payload)) for name, payload in streams])
+
+
+def _compound(streams: dict[str, bytes]) -> bytes:
+    from hwpx.hwp5 import cfb
+
+    return cfb.build_compound_file(list(streams.items()))
+
+
+def _blank_png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("L", (800, 600), 255).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("name", "make", "code", "phrase"), [
+    ("locked.docx", lambda tmp: _encryptedmake_word(), "encrypted", "password"),
+    ("locked.hwp", lambda tmp: _flagged_hwp(tmp, 2), "encrypted", "password"),
+    ("distribution.hwp", lambda tmp: _flagged_hwp(tmp, 4), "encrypted", "distribution"),
+    ("broken.pptx", lambda tmp: b"PK\x03\x04" + bytes(range(256)) * 4, "corrupt", "damaged"),
+    ("bomb.docx", lambda tmp: _zip_with("word/document.xml", b"\0" * 50_000_000), "too_large", "zip bomb"),
+    ("archive.zip", lambda tmp: _zip_with("notes.txt", b"hello"), "unsupported", "not a document"),
+    ("legacy.hwpx", lambda tmp: _zip_with("mimetype", b"application/hwp+zip",
+                                          {"META-INF/manifest.xml": b"<odf:encryption-data/>"}),
+     "encrypted", "password"),
+    ("blank.png", lambda tmp: _blank_png(), "no_text", "no text"),
+    ("old.doc", lambda tmp: _compound({"WordDocument": b"\x00" * 4096}), "unsupported", "legacy binary Word"),
+    ("unknown.bin", lambda tmp: _compound({"Something": b"\x00" * 4096}), "unsupported", "unknown kind"),
+    ("photo.jpg", lambda tmp: b"\xff\xd8\xff\xe0" + bytes(range(256)) * 8, "corrupt", "damaged"),
+    ("random.xlsx", lambda tmp: bytes(range(1, 256)) * 20, "corrupt", "not a valid XLSX"),
+])
+def test_bad_documents_get_a_clear_error(tmp_path: Path, name: str, make: object, code: str, phrase: str) -> None:
+    with pytest.raises(DocumentError) as info:
+        parse_document(make(tmp_path), name)  # type: ignore[operator]
+    assert info.value.code == code
+    assert phrase in info.value.reason
+
+
+def test_the_zip_bound_counts_the_whole_archive(monkeypatch: pytest.MonkeyPatch) -> None:
+    parts = {f"ppt/slides/slide{i}.xml": bytes(range(256)) * 40 for i in range(20)}
+    data = _zip_with("ppt/presentation.xml", b"<p/>", parts)
+    monkeypatch.setattr(file_types, "MAX_UNZIPPED_BYTES", 100_000)
+    with pytest.raises(file_types.FileTypeError) as info:
+        file_types.sniff(data, ".pptx")
+    assert info.value.code == "too_large" and "expands to" in info.value.reason
+
+
+def test_a_lying_extension_does_not_decide_the_format() -> None:
+    doc = parse_document(make_word(), "policy.pdf")  # a Word file named .pdf is read as Word
+    assert "Travel policy > Claims" in _labels(doc)
+    assert file_types.sniff(make_word(), ".pdf") == file_types.Sniffed(file_types.DOCX, ".docx")
+
+
+def test_heading_paths_keep_the_nearest_levels() -> None:
+    blocks = [structure.Block(f"Level {i}", heading=i) for i in range(1, 6)] + [structure.Block("Body text.")]
+    [section] = structure.sections_from_blocks(blocks)
+    assert section.location == {"kind": "heading", "heading": "Level 3 > Level 4 > Level 5"}
