@@ -351,6 +351,9 @@ class Orchestrator:
             "plan": plan_json(outcome.plan),
             "steps": [r.summary() for r in results],
             "sources": sources,
+            # Each agent's quoted text with its file and location, as data (the page renders these).
+            "quotes": [{**q, "agent": r.agent} for r in results if not r.failed
+                       for q in (r.data.get("quotes") or []) if isinstance(q, dict)],
             "planner": outcome.planner,
             "notes": outcome.notes,
             "language": language,

@@ -55,8 +55,11 @@ _TITLE_STOPWORDS = ENGLISH_STOPWORDS | QUERY_STOPWORDS | frozenset(
 _NOMINAL_TAGS = ("NNG", "NNP", "NNB", "NR", "SL", "SN", "SH", "XR", "XSN")
 _CORE_TAGS = ("NNG", "NNP", "NR", "SL", "SN", "SH", "XR")
 _QUOTE_LINE = re.compile(r"^\s*>\s?(.*)$")
-_ATTRIBUTION = re.compile(r"^[—–-]{1,2}\s*(?P<name>.+?)(?:,\s*(?:p{1,2}\.\s*|페이지\s*)(?P<page>\d+)"
-                          r"(?:\s*[–-]\s*\d+)?)?\s*$")
+#: "— name, p.3" or "— name, 슬라이드 2" / "— name, 예산!2–21" / "— name, 제2장 > 제2조(일비)" (a location
+#: that is not a page is kept by the source's label, not by the quote).
+_ATTRIBUTION = re.compile(r"^[—–-]{1,2}\s*(?P<name>.+?)(?:,\s*(?:(?:p{1,2}\.\s*|페이지\s*)(?P<page>\d+)"
+                          r"(?:\s*[–-]\s*\d+)?|(?:슬라이드|slide)\s*\d+|[^,>]+![\d–-]+|[^,]*제\s*\d+\s*조[^,]*"
+                          r"|[^,]+(?:\s>\s[^,]+)+))?\s*$")
 _TAG_PREFIX = re.compile(r"^[^\w\s\[]{0,3}\s*\[[^\]\n]{1,40}\]\s*")  # "📄 [사내 문서 기반]"
 _SOURCE_ITEM = re.compile(r"^(?:[-*]|\d+\.)\s*(?:\*\*[^*]+\*\*|\[[^\]]+\]\([^)]+\))\s*(?:\([^)]*\))?\s*$")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:https?://|/)[^)]*\)")
@@ -86,8 +89,9 @@ class Reference:
 
     @property
     def page_label(self) -> str:
+        """`p.3`, `p.3–7`, or the source's own label for locations that are not pages (slides, rows, articles)."""
         if not self.pages:
-            return ""
+            return str(self.source.get("page_label") or "") if self.type == "file" else ""
         pages = sorted(set(self.pages))
         return f"p.{pages[0]}" if len(pages) == 1 else f"p.{pages[0]}–{pages[-1]}"
 
@@ -279,7 +283,10 @@ def parse_answer(text: str, local: list[Reference], everyone: list[Reference]) -
 
     def by_name(name: str) -> Reference | None:
         name = name.strip().strip("*")
-        return next((r for r in [*local, *everyone] if r.label == name), None)
+        found = next((r for r in [*local, *everyone] if r.label == name), None)
+        if found is None and ", " in name:  # "— guide.docx, Overview": a one-level heading after the name
+            found = next((r for r in [*local, *everyone] if r.label == name.split(", ")[0]), None)
+        return found
 
     def flush(ref: Reference | None, page: int | None) -> None:
         if pending:

@@ -102,3 +102,27 @@ async def test_hub_index_goes_through_the_file_store(real_hub: OfflineHub, tmp_p
         download = await http.get(listed[row["file_id"]]["download_url"])
         assert download.content == doc.read_bytes()
         assert (await http.delete(f"/api/files/{row['file_id']}")).status_code == 204
+
+
+async def test_an_uploaded_hwpx_regulation_is_answered_with_its_article(real_hub: OfflineHub, tmp_path: Path) -> None:
+    """A Korean team's HWPX goes the whole way: stored by content, indexed by article, and the answer's
+    source and quote name the article, as text and as data the page can open at."""
+    from tests.internal_rag_agent.documents import make_regulation
+
+    path = make_regulation(tmp_path / "여비규정.hwpx")
+    async with httpx.AsyncClient(base_url=real_hub.backend_url, timeout=300) as http:
+        record = await upload_and_wait(http, path)
+        try:
+            assert record["index_status"] == "indexed" and record["name"] == "여비규정.hwpx"
+            events = [e async for e in stream_chat(http, "사내 여비규정에서 국내 출장 일비는 하루 얼마야?", language="ko")]
+            answer = events[-2]
+            assert answer.event == "answer", events
+            cited = [s for s in answer.data["sources"] if s.get("file_id") == record["id"]]
+            assert cited and cited[0]["pages"] == [] and "제2조(일비)" in cited[0]["page_label"]
+            assert {"kind": "heading", "heading": "제2장 여비 > 제2조(일비)"} in cited[0]["locations"]
+            quotes = [q for q in answer.data["quotes"] if q["file_id"] == record["id"]]
+            assert quotes and "3만 원" in quotes[0]["text"]
+            assert quotes[0]["url"] == f"/api/files/{record['id']}/download"
+            assert quotes[0]["location"]["heading"].endswith("제2조(일비)")
+        finally:
+            assert (await http.delete(f"/api/files/{record['id']}")).status_code == 204

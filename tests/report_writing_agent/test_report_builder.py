@@ -124,3 +124,17 @@ async def test_unreachable_file_store_still_returns_the_report() -> None:
     assert reply.data["status"] == "error" and reply.data["files"] == []
     assert "unreachable" in reply.data["error"] and WEB_SOURCES[0]["url"] in reply.text
     assert "## 참고 문헌" in reply.text  # the whole Markdown report is in the answer
+
+
+def test_quotes_from_slides_sheets_and_articles_keep_their_source_and_location() -> None:
+    from ai_llm.report_writing_agent.report_builder import Reference, parse_answer
+
+    deck = Reference(1, "file", "q3.pptx", "/api/files/d/download", [],
+                     {"type": "file", "file_name": "q3.pptx", "pages": [], "page_label": "슬라이드 2"})
+    rule = Reference(2, "file", "여비규정.hwpx", "/api/files/r/download", [],
+                     {"type": "file", "file_name": "여비규정.hwpx", "pages": [], "page_label": "제2장 > 제2조(일비)"})
+    text = ("문서에서 찾은 답변입니다:\n\n> Revenue grew 12 percent.\n> — q3.pptx, 슬라이드 2\n\n"
+            "> 일비는 하루 3만 원이다.\n> — 여비규정.hwpx, 제2장 > 제2조(일비)\n")
+    _, quotes = parse_answer(text, [deck, rule], [])
+    assert [(q.text, q.reference) for q in quotes] == [("Revenue grew 12 percent.", 1), ("일비는 하루 3만 원이다.", 2)]
+    assert deck.cite() == "q3.pptx, 슬라이드 2" and deck.to_source()["page_label"] == "슬라이드 2"

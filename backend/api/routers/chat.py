@@ -75,7 +75,27 @@ def public_source(source: dict[str, Any]) -> dict[str, Any] | None:
         return None
     pages = [int(p) for p in source.get("pages") or [] if isinstance(p, int | float)]
     return {"type": "file", "file_id": str(file_id) if file_id else None, "file_name": source.get("file_name"),
-            "pages": pages, "page_label": source.get("page_label") or _page_label(pages), "url": url}
+            "pages": pages, "page_label": source.get("page_label") or _page_label(pages), "url": url,
+            "locations": [_public_location(x) for x in source.get("locations") or [] if isinstance(x, dict)]}
+
+
+_LOCATION_FIELDS = {"kind": str, "page": int, "slide": int, "title": str, "sheet": str, "rows": str, "heading": str}
+
+
+def _public_location(location: dict[str, Any]) -> dict[str, Any]:
+    """A location with only its known fields, each of its type (page, slide, sheet + rows, heading)."""
+    return {k: location[k] for k, kind in _LOCATION_FIELDS.items() if isinstance(location.get(k), kind)}
+
+
+def public_quote(quote: dict[str, Any]) -> dict[str, Any] | None:
+    """A quoted passage as the UI shows it: text, file, location and the file's download link."""
+    text, file_id = quote.get("text"), quote.get("file_id")
+    if not isinstance(text, str) or not text.strip() or not file_id:
+        return None
+    location = quote.get("location")
+    return {"text": text, "file_id": str(file_id), "file_name": quote.get("file_name"),
+            "location": _public_location(location) if isinstance(location, dict) else None,
+            "label": str(quote.get("label") or ""), "url": f"/api/files/{file_id}/download"}
 
 
 def _page_label(pages: list[int]) -> str:
@@ -92,8 +112,10 @@ def public_steps(steps: Any) -> list[dict[str, Any]]:
 def answer_payload(reply: AgentReply, conversation_id: str) -> dict[str, Any]:
     sources = [s for s in (public_source(x) for x in reply.sources if isinstance(x, dict)) if s is not None]
     intent = reply.data.get("intent") or (reply.data.get("plan") or {}).get("intent")
+    quotes = [q for q in (public_quote(x) for x in reply.data.get("quotes") or [] if isinstance(x, dict))
+              if q is not None]
     return {"text": reply.text, "intent": intent, "conversation_id": conversation_id, "sources": sources,
-            "steps": public_steps(reply.data.get("steps"))}
+            "quotes": quotes, "steps": public_steps(reply.data.get("steps"))}
 
 
 def _event(name: str, data: dict[str, Any]) -> ServerSentEvent:
