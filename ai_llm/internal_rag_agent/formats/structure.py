@@ -22,7 +22,8 @@ Location = dict[str, Any]
 
 #: A heading path keeps at most this many levels in its label (the nearest ones).
 HEADING_DEPTH = 3
-_ARTICLE = re.compile(r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)\s*(\([^)]{1,40}\)|【[^】]{1,40}】)?")
+#: An article heading: `제5조(여비)`, `제43조의2 …`; not a reference such as `제43조의2를 …` or `제2조제4호 중`.
+_ARTICLE = re.compile(r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)(?:\s*(\([^)]{1,40}\)|【[^】]{1,40}】)|\s+(?!중\b)|$)")
 _CHAPTER = re.compile(r"^\s*(제\s*\d+\s*(?:편|장|절|관))(?:\s+\S.{0,40})?$")
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
