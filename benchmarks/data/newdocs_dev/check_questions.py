@@ -10,7 +10,7 @@ from pypdf import PdfReader
 
 here = os.path.dirname(os.path.abspath(__file__))
 jsonl = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "rag_newdocs_dev.jsonl")
-pdf_dir = sys.argv[2] if len(sys.argv) > 2 else here
+pdf_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "docs")
 ns = lambda s: re.sub(r"\s+", "", s)
 cache = {}
 
