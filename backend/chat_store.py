@@ -24,7 +24,8 @@ class ChatStore:
 
     async def add_message(self, conversation_id: str, role: str, text: str, *, language: str = "ko",
                           intent: str | None = None, sources: list[dict[str, Any]] | None = None,
-                          steps: list[dict[str, Any]] | None = None) -> None:
+                          steps: list[dict[str, Any]] | None = None,
+                          quotes: list[dict[str, Any]] | None = None) -> None:
         """Append one turn, creating the conversation on its first message (one transaction)."""
         async with self.db.connection() as conn, conn.transaction():
             await conn.execute(
@@ -32,9 +33,10 @@ class ChatStore:
                 "ON CONFLICT (id) DO UPDATE SET updated_at = now()",
                 (conversation_id, text[:TITLE_CHARS] if role == "user" else "", language))
             await conn.execute(
-                "INSERT INTO messages (conversation_id, role, text, intent, sources, steps) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (conversation_id, role, text, intent, Jsonb(sources or []), Jsonb(steps or [])))
+                "INSERT INTO messages (conversation_id, role, text, intent, sources, steps, quotes) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (conversation_id, role, text, intent, Jsonb(sources or []), Jsonb(steps or []),
+                 Jsonb(quotes or [])))
 
     async def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]] | None:
         """The turns of a conversation, oldest first (the last `limit` when given); None when unknown."""
@@ -43,15 +45,15 @@ class ChatStore:
             return None
         if limit is None:
             rows = await self.db.fetch(
-                "SELECT role, text, intent, sources, steps, created_at FROM messages "
+                "SELECT role, text, intent, sources, steps, quotes, created_at FROM messages "
                 "WHERE conversation_id = %s ORDER BY id", (conversation_id,))
         else:
             rows = await self.db.fetch(
-                "SELECT * FROM (SELECT id, role, text, intent, sources, steps, created_at FROM messages "
+                "SELECT * FROM (SELECT id, role, text, intent, sources, steps, quotes, created_at FROM messages "
                 "WHERE conversation_id = %s ORDER BY id DESC LIMIT %s) AS last ORDER BY id",
                 (conversation_id, limit))
         return [{"role": r["role"], "text": r["text"], "intent": r["intent"], "sources": r["sources"],
-                 "steps": r["steps"], "created_at": _iso(r["created_at"])} for r in rows]
+                 "steps": r["steps"], "quotes": r["quotes"], "created_at": _iso(r["created_at"])} for r in rows]
 
 
 def _iso(value: datetime) -> str:

@@ -1,7 +1,8 @@
 """End-to-end in Debian's headless Chromium: the whole offline hub plus the backend serving the built UI,
 driven by the frontend's playwright-core script (frontend/tests/e2e/run.mjs): upload a real PDF with a
 progress bar, see it indexed, ask a question, see live progress and an answer whose source opens that PDF
-at the cited page, ask what no document answers and see the fallback notice and a web answer, check an XSS
+at the cited page, open its quote in the in-page viewer (PDF.js, the sentence highlighted on its page) and a
+Word answer's quote at its section, at desktop and 390 px, ask what no document answers and see the fallback notice and a web answer, check an XSS
 message renders inert; screenshots are kept as test artifacts."""
 
 from __future__ import annotations
@@ -49,9 +50,14 @@ def test_browser_end_to_end(real_hub: OfflineHub, tmp_path: Path) -> None:
     assert CHROMIUM.exists(), "Debian chromium is missing: `make browser` installs it"
     assert (FRONTEND / "node_modules" / "playwright-core").exists(), "run `npm ci` in frontend/ (make ui)"
     artifacts = Path(os.environ.get("E2E_ARTIFACTS_DIR", tmp_path / "e2e-artifacts"))
+    from tests.internal_rag_agent.documents import make_word
+
+    docx = tmp_path / "travel_policy.docx"
+    docx.write_bytes(make_word())
     env = {**os.environ, "HUB_URL": real_hub.backend_url, "E2E_PDF": str(pdf),
            "E2E_QUESTION": question(QUESTION_ID), "E2E_ARTIFACTS": str(artifacts),
            "E2E_FALLBACK_QUESTION": fallback_question(),
+           "E2E_DOCX": str(docx), "E2E_DOCX_QUESTION": "How many days after the return do we have to file travel claims?",
            "CHROMIUM_PATH": str(CHROMIUM)}
     result = subprocess.run([node, str(FRONTEND / "tests" / "e2e" / "run.mjs")], cwd=FRONTEND, env=env,
                             capture_output=True, text=True, timeout=900)

@@ -257,9 +257,10 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
     ordered = sorted(latencies)
     result: dict[str, Any] = {
         "questions": len(per_item), "answerable": len(answerable), "unanswerable": len(negatives),
-        "page_recall": share(answerable, "page_hit"),
+        "page_recall": share(answerable, "page_hit") if any("page_hit" in r for r in answerable) else None,
         "file_recall": share(answerable, "file_hit"),
-        "location_recall": share(answerable, "location_hit"),
+        "location_recall": share(answerable, "location_hit") if any("location_hit" in r for r in answerable)
+        else None,
         "answer_evidence_hit": share(answerable, "evidence_hit"),
         "answer_hit": share(answerable, "answer_hit"),
         "evidence_in_answer": share(answerable, "evidence_in_answer"),

@@ -53,6 +53,7 @@ class ChatMessage(BaseModel):
     intent: str | None
     sources: list[dict[str, Any]]
     steps: list[dict[str, Any]] = []
+    quotes: list[dict[str, Any]] = []
     created_at: str
 
 
@@ -191,7 +192,7 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                 await saved_question
                 await chats.add_message(conversation_id, "assistant", payload["text"], language=language,
                                         intent=payload["intent"], sources=payload["sources"],
-                                        steps=payload["steps"])
+                                        steps=payload["steps"], quotes=payload["quotes"])
                 yield _event("answer", payload)
             finished = True
         except AgentUnauthorized:

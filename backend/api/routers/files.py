@@ -15,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Path, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.background import BackgroundTask
 
-from backend.api.deps import FileAgentDep, SettingsDep
+from backend.api.deps import DbDep, FileAgentDep, SettingsDep
 from backend.multipart_stream import (
     MultipartFileStream,
     UploadError,
@@ -135,6 +135,19 @@ async def get_file(file_id: FileId, files: FileAgentDep) -> dict[str, Any]:
     if response.status_code >= 400:
         raise _relay_error(response)
     return public_record(response.json())
+
+
+@router.get("/{file_id}/passages", responses={404: {"description": "unknown file"}})
+async def file_passages(file_id: FileId, files: FileAgentDep, db: DbDep) -> dict[str, Any]:
+    """The file's indexed text in reading order, each passage with its location: what the chat page's viewer
+    shows for documents without pages (slides, sheets, HWP, Word, HTML) and beside a scan's image."""
+    record = await get_file(file_id, files)
+    rows = await db.fetch("SELECT content, pages, location FROM document_chunks WHERE file_id = %s "
+                          "ORDER BY chunk_index", (file_id,))
+    passages = [{"text": r["content"], "location": r["location"] or
+                 ({"kind": "page", "page": r["pages"][0]} if r["pages"] else None)} for r in rows]
+    return {"file_id": file_id, "file_name": record.get("name"), "content_type": record.get("content_type"),
+            "passages": passages}
 
 
 @router.delete("/{file_id}", status_code=204, responses={404: {"description": "unknown file"}})

@@ -27,6 +27,8 @@ const FALLBACK_QUESTION = process.env.E2E_FALLBACK_QUESTION || ''
 const ARTIFACTS = path.resolve(process.env.E2E_ARTIFACTS || path.join(frontendDir, 'test-artifacts'))
 const INDEX_TIMEOUT = Number(process.env.E2E_INDEX_TIMEOUT_MS || 180000)
 const ANSWER_TIMEOUT = Number(process.env.E2E_ANSWER_TIMEOUT_MS || 180000)
+const DOCX = process.env.E2E_DOCX || ''
+const DOCX_QUESTION = process.env.E2E_DOCX_QUESTION || ''
 const XSS_PAYLOAD = '<img src=x onerror="window.__xss=1">'
 
 const tid = (id) => `[data-testid="${id}"]`
@@ -133,6 +135,75 @@ async function openHub(page) {
       fail(`login failed ${msg}`)
     })
   }
+}
+
+const squash = (text) => String(text || '').normalize('NFKC').replace(/\s+/g, '')
+
+/** Uploads a file through the file panel and waits until it is indexed; returns its id. */
+async function uploadAndIndex(page, filePath) {
+  const responseP = page.waitForResponse(
+    (r) => new URL(r.url()).pathname === '/api/files' && r.request().method() === 'POST',
+    { timeout: 120000 },
+  )
+  await page.setInputFiles(tid('upload-input'), filePath)
+  const response = await responseP
+  if (!response.ok()) fail(`POST /api/files answered ${response.status()}: ${(await response.text()).slice(0, 300)}`)
+  const id = (await response.json())?.id
+  if (!id) fail('upload response has no id')
+  await page
+    .waitForFunction(
+      (fid) => {
+        const el = document.querySelector(`[data-testid="file-row"][data-file-id="${fid}"] [data-testid="file-status"]`)
+        return el && el.dataset.status !== 'indexing'
+      },
+      id,
+      { timeout: INDEX_TIMEOUT, polling: 250 },
+    )
+    .catch(() => fail(`still indexing after ${INDEX_TIMEOUT} ms`))
+  return id
+}
+
+/**
+ * Clicks the answer's first quote of `fileName`, waits for the viewer, checks that what is highlighted is the
+ * quoted sentence, takes a desktop and a 390 px screenshot, closes the viewer; returns what it saw.
+ */
+async function openQuote(page, answer, fileName, shot) {
+  const items = answer.locator(tid('quote-item')).filter({ hasText: fileName })
+  if (!(await items.count())) fail(`the answer has no clickable quote of ${fileName}`)
+  const item = items.first()
+  const quoted = (await item.locator('.quote-text').innerText()).replace(/^“|”$/g, '')
+  const viewer = page.locator(tid('document-viewer'))
+  const size = page.viewportSize()
+  let seen = ''
+  for (const [width, height, name] of [[size.width, size.height, 'desktop'], [390, 844, '390']]) {
+    await page.setViewportSize({ width, height })
+    await item.scrollIntoViewIfNeeded()
+    await item.click()
+    await viewer.waitFor({ timeout: 15000 }).catch(() => fail('the document viewer did not open'))
+    await page
+      .waitForFunction(() => {
+        const v = document.querySelector('[data-testid="document-viewer"]')
+        return v && v.dataset.state !== 'loading' && Number(v.dataset.highlights) > 0
+      }, null, { timeout: 30000, polling: 100 })
+      .catch(async () => fail(`nothing highlighted in the viewer (state ${await viewer.getAttribute('data-state')})`))
+    const marks = await viewer.locator(tid('viewer-highlight')).allTextContents()
+    const marked = squash(marks.join(''))
+    if (!marked || !(squash(quoted).includes(marked) || marked.includes(squash(quoted)))) {
+      fail(`the highlight "${marked.slice(0, 80)}" is not the quote "${squash(quoted).slice(0, 80)}"`)
+    }
+    const frame = await viewer.boundingBox()
+    if (!frame || frame.width > width) fail(`the viewer is ${frame?.width} px wide on a ${width} px screen`)
+    const box = await viewer.locator(tid('viewer-highlight')).first().boundingBox()
+    if (!box || box.y < frame.y || box.y > frame.y + frame.height) fail(`the highlight is not in view at ${width} px`)
+    if (box.x < frame.x - 1 || box.x > frame.x + frame.width) fail(`the highlight is off screen at ${width} px`)
+    const where = (await viewer.locator(tid('viewer-location')).innerText().catch(() => '')).trim()
+    await screenshot(page, `${shot}-${name}.png`)
+    await page.click(tid('viewer-close'))
+    await viewer.waitFor({ state: 'detached', timeout: 5000 })
+    seen = `${where}: "${quoted.slice(0, 60)}…" highlighted (${marks.length} pieces)`
+  }
+  await page.setViewportSize(size)
+  return seen
 }
 
 /** Waits until the running chat request finishes; returns the new answer or error element. */
@@ -253,6 +324,21 @@ async function main() {
       if (!type.includes('application/pdf')) fail(`GET ${url.pathname} content-type is "${type}"`)
       return href
     })
+
+    await check('a PDF quote opens in the viewer at its page, the sentence highlighted', async () =>
+      openQuote(page, answer, pdfName, '03-viewer-pdf'),
+    )
+
+    if (DOCX) {
+      await check('a Word answer: its quote opens in the viewer at its section, highlighted', async () => {
+        const docxId = await uploadAndIndex(page, DOCX)
+        const before = await ask(page, DOCX_QUESTION)
+        const docxAnswer = await waitForReply(page, before.answers, before.errors, ANSWER_TIMEOUT)
+        const seen = await openQuote(page, docxAnswer, path.basename(DOCX), '04-viewer-docx')
+        await page.request.delete(`${HUB_URL}api/files/${docxId}`).catch(() => {})
+        return seen
+      })
+    }
 
     if (FALLBACK_QUESTION) {
       await check('a question the documents do not answer: fallback notice, then a web answer', async () => {
