@@ -25,6 +25,7 @@ HEADING_DEPTH = 3
 #: An article heading: `제5조(여비)`, `제43조의2 …`; not a reference such as `제43조의2를 …` or `제2조제4호 중`.
 _ARTICLE = re.compile(r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)(?:\s*(\([^)]{1,40}\)|【[^】]{1,40}】)|\s+(?!중\b)|$)")
 _CHAPTER = re.compile(r"^\s*(제\s*\d+\s*(?:편|장|절|관))(?:\s+\S.{0,40})?$")
+_TITLE_CHARS = 60
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 
@@ -94,10 +95,11 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
     sections: list[Section] = []
     lines: list[str] = []
 
-    def flush() -> None:
+    def flush(last: bool = False) -> None:
         text = "\n".join(line for line in lines if line.strip())
-        # A heading with nothing under it before the next heading is not a section of its own.
-        if text.strip() and not (path and text == path[-1][1]):
+        # A heading with nothing under it before the next heading is not a section of its own (a document that
+        # is nothing but a title still is).
+        if text.strip() and (not (path and text == path[-1][1]) or (last and not sections)):
             sections.append(Section(text, heading_location([title for _, title in path])))
         lines.clear()
 
@@ -120,6 +122,11 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
             continue
         chapter = _CHAPTER.match(text) if articles else None
         article = _ARTICLE.match(text) if articles else None
+        if not path and not sections and not lines and _looks_like_title(text) and not (chapter or article):
+            # A document without headings opens with its title (a bill's name, a law's): it names the start.
+            enter(1, text)
+            lines.append(text)
+            continue
         if chapter:
             enter(1, text)
         elif article:
@@ -128,8 +135,14 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
             level = next((lv for lv, title in path if _ARTICLE.match(title)), deepest + 1)
             enter(level, "".join((article.group(1) + (article.group(2) or "")).split()))
         lines.append(text)
-    flush()
+    flush(last=True)
     return sections
+
+
+def _looks_like_title(text: str) -> bool:
+    """A short first line that is not a sentence: no final punctuation, at most `_TITLE_CHARS` characters."""
+    return len(text) <= _TITLE_CHARS and not re.search(r"[.!?:;。]$|[다요음함됨임]\.?$", text) and \
+        not text.startswith(("- ", "|"))
 
 
 def markdown_blocks(text: str) -> list[Block]:
