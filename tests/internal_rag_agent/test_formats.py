@@ -273,6 +273,6 @@ def test_a_document_without_headings_is_located_under_its_title() -> None:
     bill = "지방공무원법 일부개정법률안\n제안이유\n자녀 연령을 만 8세 이하로 개정하려는 것임.\n제63조(휴직) 휴직할 수 있다.\n".encode()
     assert list(_labels(parse_document(bill, "bill.txt"))) == ["지방공무원법 일부개정법률안",
                                                                "지방공무원법 일부개정법률안 > 제63조(휴직)"]
-    sentence_first = "This note starts with a sentence.\nAnd goes on.\n".encode()
+    sentence_first = b"This note starts with a sentence.\nAnd goes on.\n"
     assert list(_labels(parse_document(sentence_first, "note.txt"))) == [""]
     assert parse_document("연차 규정".encode(), "title_only.md").text == "연차 규정"
