@@ -18,6 +18,8 @@ import io
 import re
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import filetype
 
@@ -83,9 +85,13 @@ def check_archive(archive: zipfile.ZipFile) -> None:
                             f"{MAX_UNZIPPED_BYTES / 1_048_576:.0f} MB are read); it may be a zip bomb.", "too_large")
 
 
-def _zip_type(data: bytes) -> str:
+def _opened(source: bytes | Path) -> Any:
+    return io.BytesIO(source) if isinstance(source, bytes) else source
+
+
+def _zip_type(source: bytes | Path) -> str:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(_opened(source)) as archive:
             check_archive(archive)
             names = set(archive.namelist())
             if "mimetype" in names and archive.read("mimetype").strip() == HWPX.encode():
@@ -106,11 +112,11 @@ def _zip_type(data: bytes) -> str:
                         f"{', '.join(SUPPORTED_SUFFIXES)}).", "unsupported")
 
 
-def _ole_type(data: bytes) -> str:
+def _ole_type(source: bytes | Path) -> str:
     import olefile
 
     try:
-        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+        with olefile.OleFileIO(_opened(source) if isinstance(source, bytes) else str(source)) as ole:
             streams = {"/".join(entry) for entry in ole.listdir(streams=True, storages=False)}
     except (OSError, ValueError, IndexError) as exc:  # olefile reports damage as OSError or ValueError
         raise FileTypeError("the file is a damaged compound document (HWP or legacy Office).", "corrupt") from exc
@@ -128,15 +134,18 @@ def _ole_type(data: bytes) -> str:
                         f"{', '.join(SUPPORTED_SUFFIXES)}).", "unsupported")
 
 
-def decode_text(data: bytes) -> str | None:
-    """The text of `data` when it is UTF-8 (BOM allowed) or CP949 text without binary control bytes."""
+def decode_text(data: bytes, partial: bool = False) -> str | None:
+    """The text of `data` when it is UTF-8 (BOM allowed) or CP949 text without binary control bytes;
+    `partial`: `data` is the head of a longer file (a character cut at its end is still text)."""
     if b"\x00" in data[:65536]:
         return None
     for encoding in ("utf-8-sig", "cp949"):
         try:
             text = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
+        except UnicodeDecodeError as exc:
+            if not (partial and exc.start >= len(data) - 4):
+                continue
+            text = data[:exc.start].decode(encoding, errors="strict")
         controls = sum(1 for ch in text[:65536] if ord(ch) < 32 and ch not in "\t\n\r\f")
         return text if controls <= max(1, min(len(text), 65536) // 200) else None
     return None
@@ -145,16 +154,36 @@ def decode_text(data: bytes) -> str | None:
 def sniff(data: bytes, extension: str = "") -> Sniffed:
     """The type of a document by its bytes (`extension`, lower-case with its dot, only tells text kinds
     apart: `.md`, `.csv`); `FileTypeError` when the hub does not read it."""
-    if not data.strip():
+    return _sniff(data[:8192], data, extension, partial=False)
+
+
+def sniff_path(path: Path, extension: str = "") -> Sniffed:
+    """`sniff` for a file on disk, reading only its head (and a zip's directory or a compound file's
+    sectors): an upload is never held in memory whole."""
+    with open(path, "rb") as f:
+        head = f.read(TEXT_SNIFF_BYTES)
+    return _sniff(head[:8192], path if _container(head) else head, extension, partial=True)
+
+
+TEXT_SNIFF_BYTES = 64 * 1024
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06")
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def _container(head: bytes) -> bool:
+    return head.startswith(_ZIP) or head.startswith(_OLE)
+
+
+def _sniff(head: bytes, source: bytes | Path, extension: str, partial: bool) -> Sniffed:
+    if not head.strip() and (isinstance(source, Path) or not source.strip()):
         raise FileTypeError("the file is empty.", "empty")
-    head = data[:8192]
     if head.lstrip()[:5].startswith(b"%PDF"):
         return Sniffed(PDF, ".pdf")
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        kind = _zip_type(data)
+    if head.startswith(_ZIP):
+        kind = _zip_type(source)
         return Sniffed(kind, BINARY_TYPES[kind])
-    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
-        kind = _ole_type(data)
+    if head.startswith(_OLE):
+        kind = _ole_type(source)
         return Sniffed(kind, BINARY_TYPES[kind])
     guessed = filetype.guess(head)
     if guessed is not None:
@@ -163,7 +192,8 @@ def sniff(data: bytes, extension: str = "") -> Sniffed:
         raise FileTypeError(f"content is {guessed.mime} (.{guessed.extension}), which the document store does not "
                             f"accept (accepted: {', '.join(SUPPORTED_SUFFIXES)}).", "unsupported")
     ext = SUFFIX_ALIASES.get(extension, extension)
-    if decode_text(data) is None:
+    text_source = source if isinstance(source, bytes) else head
+    if decode_text(text_source, partial=partial) is None:
         if ext in BINARY_TYPES.values():
             raise FileTypeError(f"the file is named {ext} but is not a valid {ext[1:].upper()} (no {ext[1:].upper()} "
                                 "header); it may be corrupt or mislabelled.", "corrupt")

@@ -113,7 +113,7 @@ def detect_type(path: Path, name: str) -> DetectedType:
     """
     stem, ext = split_ext(name)
     try:
-        sniffed = file_types.sniff(path.read_bytes(), ext)
+        sniffed = file_types.sniff_path(path, ext)
     except file_types.FileTypeError as exc:
         raise UnsupportedContent(exc.reason) from exc
     wanted = sniffed.extension

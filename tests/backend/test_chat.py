@@ -57,7 +57,7 @@ async def test_status_events_then_answer_then_done(api: httpx.AsyncClient) -> No
     assert re.fullmatch(r"[0-9a-f]{32}", answer["conversation_id"])
     assert answer["sources"] == [
         {"type": "file", "file_id": STAND_IN_FILE_ID, "file_name": "guide.pdf", "pages": [13, 14, 15],
-         "page_label": "p.13–15", "url": f"/api/files/{STAND_IN_FILE_ID}/download"},
+         "page_label": "p.13–15", "url": f"/api/files/{STAND_IN_FILE_ID}/download", "locations": []},
         {"type": "web", "url": "https://example.org/cdc", "title": "CDC page"},
     ]
     assert answer["steps"] == [{"agent": "internal_rag", "status": "no_result", "elapsed_ms": 12},

@@ -274,5 +274,6 @@ def test_a_document_without_headings_is_located_under_its_title() -> None:
     assert list(_labels(parse_document(bill, "bill.txt"))) == ["지방공무원법 일부개정법률안",
                                                                "지방공무원법 일부개정법률안 > 제63조(휴직)"]
     sentence_first = b"This note starts with a sentence.\nAnd goes on.\n"
-    assert list(_labels(parse_document(sentence_first, "note.txt"))) == [""]
+    note = parse_document(sentence_first, "note.txt")
+    assert list(_labels(note)) == [""] and split_document(note)[0].location == {}
     assert parse_document("연차 규정".encode(), "title_only.md").text == "연차 규정"

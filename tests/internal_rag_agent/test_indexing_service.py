@@ -52,8 +52,8 @@ async def test_batch_with_every_bad_input_indexes_the_good_documents_only(
     assert [r.storage_ref for r in results] == [d.storage_ref for d in docs]
     assert by_ref[refs["good_pdf"]].status == "success" and by_ref[refs["good_pdf"]].chunks >= 1
     assert by_ref[refs["good_md"]].status == "success"
-    expected_reasons = {"encrypted": "password", "corrupt": "damaged", "scan": "no extractable text",
-                        "empty": "empty", "pptx": "unsupported", "oversize": "limit", "missing": "not found"}
+    expected_reasons = {"encrypted": "password", "corrupt": "damaged", "scan": "no text was found in the scan",
+                        "empty": "empty", "pptx": "damaged", "oversize": "limit", "missing": "not found"}
     for name, phrase in expected_reasons.items():
         result = by_ref[refs[name]]
         assert result.status == "error", name

@@ -83,9 +83,9 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def heading_location(path: Sequence[str]) -> Location:
-    """The location of text under a heading path (empty path: the document's start)."""
-    return {"kind": "heading", "heading": " > ".join(path[-HEADING_DEPTH:])} if path else {"kind": "heading",
-                                                                                            "heading": ""}
+    """The location of text under a heading path; none for text before any heading (a plain text file, a
+    Word file's opening), which is then cited as the document's first unit (`p.1`), as before locations."""
+    return {"kind": "heading", "heading": " > ".join(path[-HEADING_DEPTH:])} if path else {}
 
 
 def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list[Section]:

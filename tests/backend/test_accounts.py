@@ -1,0 +1,163 @@
+"""People with accounts, in the backend app in-process over the real Postgres: the first admin from
+`HUB_ADMIN_PASSWORD`, argon2 logins with a session cookie, rate-limited failures, admin-only user management,
+single sign-on through a trusted proxy, and conversations that belong to their person (a list of mine;
+404 for anyone else's id on every route)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ai_llm.common.db import Database
+from backend.accounts import AccountStore, LoginLimiter
+from backend.api.main import create_app
+from backend.chat_store import ChatStore
+from tests.backend.test_app import make_settings
+
+TOKEN = "a-very-secret-hub-token-42"
+ADMIN_PASSWORD = "admin-password-for-tests"
+
+
+@asynccontextmanager
+async def app_client(db: Database, tmp_path: Path, **settings: object) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(make_settings(tmp_path, hub_token=TOKEN, hub_admin_password=ADMIN_PASSWORD, **settings), db=db)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app, client=("10.0.0.7", 5555)), base_url="http://127.0.0.1") as http:
+        yield http
+
+
+def fresh(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+async def login(http: httpx.AsyncClient, username: str, password: str) -> httpx.Response:
+    return await http.post("/api/login", json={"username": username, "password": password})
+
+
+async def test_the_first_admin_logs_in_and_manages_users(db: Database, tmp_path: Path) -> None:
+    async with app_client(db, tmp_path) as http:
+        assert (await http.get("/api/me")).status_code == 401
+        wrong = await login(http, "admin", "not-the-password")
+        assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+        ok = await login(http, "admin", ADMIN_PASSWORD)
+        assert ok.status_code == 200
+        cookie = ok.headers["set-cookie"]
+        assert "hub_session=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+        me = (await http.get("/api/me")).json()
+        assert me == {"kind": "user", "username": "admin", "admin": True, "teams": []}
+
+        name = fresh("kim")
+        created = await http.post("/api/users", json={"username": name, "password": "kim-password-1",
+                                                      "teams": ["영업", "platform"], "admin": False})
+        assert created.status_code == 201 and created.json()["teams"] == ["platform", "영업"]
+        assert (await http.post("/api/users", json={"username": name, "password": "another-pass"})).status_code == 409
+        short = await http.post("/api/users", json={"username": fresh("lee"), "password": "short"})
+        assert short.status_code == 422 and "8" in short.json()["detail"]
+        listed = {u["username"]: u for u in (await http.get("/api/users")).json()}
+        assert listed[name]["teams"] == ["platform", "영업"] and "password_hash" not in listed[name]
+
+        assert (await http.post("/api/logout")).status_code == 204
+        assert (await http.get("/api/me")).status_code == 401  # the session is gone server-side
+        assert (await login(http, name, "kim-password-1")).status_code == 200
+        assert (await http.get("/api/me")).json()["teams"] == ["platform", "영업"]
+        # Not an admin: user management is refused.
+        assert (await http.post("/api/users", json={"username": fresh("x"), "password": "password-123"})).status_code == 403
+        assert (await http.get("/api/users")).status_code == 403
+
+
+async def test_the_service_token_is_no_person(db: Database, tmp_path: Path) -> None:
+    async with app_client(db, tmp_path) as http:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        assert (await http.get("/api/me", headers=headers)).json()["kind"] == "service"
+        assert (await http.get("/api/users", headers=headers)).status_code == 403
+        assert (await http.get("/api/chats", headers=headers)).json() == []
+
+
+async def test_failed_logins_are_rate_limited(db: Database, tmp_path: Path) -> None:
+    async with app_client(db, tmp_path) as http:
+        name = fresh("target")
+        for _ in range(5):
+            assert (await login(http, name, "guess-guess")).status_code == 401
+        limited = await login(http, name, "guess-guess")
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        # The right password is refused too while the window lasts (the limiter runs before the check).
+        assert (await login(http, "admin", ADMIN_PASSWORD)).status_code == 429  # same client address
+
+
+def test_the_limiter_forgets_after_its_window() -> None:
+    limiter = LoginLimiter(attempts=2, window_s=0.05)
+    limiter.failed("ip", "name")
+    assert limiter.retry_after("ip") == 0
+    limiter.failed("ip", "name")
+    assert limiter.retry_after("ip") > 0 and limiter.retry_after("other") == 0
+    import time
+
+    time.sleep(0.06)
+    assert limiter.retry_after("ip", "name") == 0
+
+
+async def test_a_trusted_proxy_names_the_person_and_nobody_else_can(db: Database, tmp_path: Path) -> None:
+    name = fresh("sso")
+    async with app_client(db, tmp_path, hub_auth_proxy_header="X-Forwarded-User",
+                          hub_auth_proxy_addresses="10.0.0.0/24") as http:
+        me = await http.get("/api/me", headers={"X-Forwarded-User": name})
+        assert me.status_code == 200 and me.json()["username"] == name
+    async with app_client(db, tmp_path, hub_auth_proxy_header="X-Forwarded-User",
+                          hub_auth_proxy_addresses="192.168.1.1") as http:
+        # The same header from an address that is not the proxy's is ignored.
+        assert (await http.get("/api/me", headers={"X-Forwarded-User": name})).status_code == 401
+
+
+async def test_conversations_are_private_to_their_person(db: Database, tmp_path: Path) -> None:
+    accounts, chats = AccountStore(db), ChatStore(db)
+    first, second = fresh("first"), fresh("second")
+    await accounts.create_user(first, "first-password")
+    await accounts.create_user(second, "second-password")
+    owner = await accounts.verify_password(first, "first-password")
+    assert owner is not None
+    conversation = uuid.uuid4().hex
+    await chats.add_message(conversation, "user", "우리 팀 분기 목표 알려줘", owner_id=owner.user_id)
+    await chats.add_message(conversation, "assistant", "비밀 목표는 매출 20% 성장입니다.", owner_id=owner.user_id)
+    async with app_client(db, tmp_path) as http:
+        assert (await login(http, first, "first-password")).status_code == 200
+        mine = (await http.get("/api/chats")).json()
+        assert [c["id"] for c in mine] == [conversation] and mine[0]["title"].startswith("우리 팀")
+        assert (await http.get("/api/chats", params={"q": "분기"})).json()[0]["id"] == conversation
+        assert (await http.get("/api/chats", params={"q": "없는말"})).json() == []
+        assert len((await http.get(f"/api/chats/{conversation}")).json()["messages"]) == 2
+        renamed = await http.patch(f"/api/chats/{conversation}", json={"title": "분기 목표"})
+        assert renamed.status_code == 200 and renamed.json()["title"] == "분기 목표"
+
+        await http.post("/api/logout")
+        assert (await login(http, second, "second-password")).status_code == 200
+        assert (await http.get("/api/chats")).json() == []
+        assert (await http.get(f"/api/chats/{conversation}")).status_code == 404
+        assert (await http.patch(f"/api/chats/{conversation}", json={"title": "x"})).status_code == 404
+        assert (await http.delete(f"/api/chats/{conversation}")).status_code == 404
+        # Continuing someone else's conversation is refused before anything reaches the orchestrator.
+        async with http.stream("POST", "/api/chat", json={"message": "이어서 말해줘",
+                                                          "conversation_id": conversation}) as stream:
+            body = "".join([chunk async for chunk in stream.aiter_text()])
+        assert "event: error" in body and "비밀 목표" not in body
+        assert len(await chats.history(conversation, owner_id=owner.user_id) or []) == 2  # nothing was added
+
+        await http.post("/api/logout")
+        assert (await http.get(f"/api/chats/{conversation}", headers={"Authorization": f"Bearer {TOKEN}"})
+                ).status_code == 404  # the service token reads no one's conversation
+        await login(http, first, "first-password")
+        assert (await http.delete(f"/api/chats/{conversation}")).status_code == 204
+        assert (await http.get(f"/api/chats/{conversation}")).status_code == 404
+
+
+@pytest.mark.parametrize(("username", "reason"), [("", "username"), ("a b", "username"), ("x" * 65, "username")])
+async def test_bad_usernames_are_refused(db: Database, username: str, reason: str) -> None:
+    from backend.accounts import AccountError
+
+    with pytest.raises(AccountError) as info:
+        await AccountStore(db).create_user(username, "long-enough-password")
+    assert reason in info.value.reason
