@@ -1,4 +1,8 @@
-"""Conversations and their turns, persisted in Postgres (migration `0005_chats.sql`)."""
+"""Conversations and their turns, persisted in Postgres (migrations `0005_chats.sql`, `0012_accounts.sql`).
+
+Each conversation belongs to the person who started it (`owner_id`; None for the service credential or a hub
+without accounts): every read and write names the owner, and another owner's conversation is as absent as an
+unknown one."""
 
 from __future__ import annotations
 
@@ -10,6 +14,10 @@ from psycopg.types.json import Jsonb
 from ai_llm.common.db import Database
 
 TITLE_CHARS = 80
+
+
+class ConversationNotFound(LookupError):
+    """No conversation of that id belongs to the caller."""
 
 
 class ChatStore:
@@ -25,22 +33,34 @@ class ChatStore:
     async def add_message(self, conversation_id: str, role: str, text: str, *, language: str = "ko",
                           intent: str | None = None, sources: list[dict[str, Any]] | None = None,
                           steps: list[dict[str, Any]] | None = None,
-                          quotes: list[dict[str, Any]] | None = None) -> None:
-        """Append one turn, creating the conversation on its first message (one transaction)."""
+                          quotes: list[dict[str, Any]] | None = None, owner_id: str | None = None) -> None:
+        """Append one turn, creating the conversation on its first message (one transaction);
+        `ConversationNotFound` when the id is another owner's."""
         async with self.db.connection() as conn, conn.transaction():
-            await conn.execute(
-                "INSERT INTO conversations (id, title, language) VALUES (%s, %s, %s) "
-                "ON CONFLICT (id) DO UPDATE SET updated_at = now()",
-                (conversation_id, text[:TITLE_CHARS] if role == "user" else "", language))
+            cur = await conn.execute(
+                "INSERT INTO conversations (id, title, language, owner_id) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (id) DO UPDATE SET updated_at = now() "
+                "WHERE conversations.owner_id IS NOT DISTINCT FROM EXCLUDED.owner_id RETURNING id",
+                (conversation_id, text[:TITLE_CHARS] if role == "user" else "", language, owner_id))
+            if await cur.fetchone() is None:
+                raise ConversationNotFound(conversation_id)
             await conn.execute(
                 "INSERT INTO messages (conversation_id, role, text, intent, sources, steps, quotes) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 (conversation_id, role, text, intent, Jsonb(sources or []), Jsonb(steps or []),
                  Jsonb(quotes or [])))
 
-    async def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]] | None:
-        """The turns of a conversation, oldest first (the last `limit` when given); None when unknown."""
-        exists = await self.db.fetchone("SELECT 1 AS found FROM conversations WHERE id = %s", (conversation_id,))
+    async def owned(self, conversation_id: str, owner_id: str | None) -> bool | None:
+        """True when the conversation is the owner's, False when it is someone else's, None when unknown."""
+        row = await self.db.fetchone("SELECT owner_id FROM conversations WHERE id = %s", (conversation_id,))
+        return None if row is None else row["owner_id"] == owner_id
+
+    async def history(self, conversation_id: str, limit: int | None = None,
+                      owner_id: str | None = None) -> list[dict[str, Any]] | None:
+        """The turns of the owner's conversation, oldest first (the last `limit` when given); None when
+        unknown or someone else's."""
+        exists = await self.db.fetchone("SELECT 1 AS found FROM conversations WHERE id = %s "
+                                        "AND owner_id IS NOT DISTINCT FROM %s", (conversation_id, owner_id))
         if exists is None:
             return None
         if limit is None:
@@ -54,6 +74,30 @@ class ChatStore:
                 (conversation_id, limit))
         return [{"role": r["role"], "text": r["text"], "intent": r["intent"], "sources": r["sources"],
                  "steps": r["steps"], "quotes": r["quotes"], "created_at": _iso(r["created_at"])} for r in rows]
+
+
+    async def conversations(self, owner_id: str | None, query: str = "", limit: int = 100) -> list[dict[str, Any]]:
+        """The owner's conversations, newest first; `query` matches the title or any turn's text."""
+        pattern = f"%{query.strip()}%" if query.strip() else None
+        rows = await self.db.fetch(
+            "SELECT c.id, c.title, c.language, c.created_at, c.updated_at FROM conversations c "
+            "WHERE c.owner_id IS NOT DISTINCT FROM %s AND (%s::text IS NULL OR c.title ILIKE %s OR EXISTS ("
+            "SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.text ILIKE %s)) "
+            "ORDER BY c.updated_at DESC LIMIT %s", (owner_id, pattern, pattern, pattern, limit))
+        return [{"id": r["id"], "title": r["title"], "language": r["language"],
+                 "created_at": _iso(r["created_at"]), "updated_at": _iso(r["updated_at"])} for r in rows]
+
+    async def rename(self, conversation_id: str, owner_id: str | None, title: str) -> bool:
+        row = await self.db.fetchone(
+            "UPDATE conversations SET title = %s WHERE id = %s AND owner_id IS NOT DISTINCT FROM %s RETURNING id",
+            (title.strip()[:TITLE_CHARS], conversation_id, owner_id))
+        return row is not None
+
+    async def delete(self, conversation_id: str, owner_id: str | None) -> bool:
+        row = await self.db.fetchone(
+            "DELETE FROM conversations WHERE id = %s AND owner_id IS NOT DISTINCT FROM %s RETURNING id",
+            (conversation_id, owner_id))
+        return row is not None
 
 
 def _iso(value: datetime) -> str:

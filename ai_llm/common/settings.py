@@ -56,6 +56,14 @@ class Settings(BaseSettings):
     # --- network -------------------------------------------------------------------------
     hub_host: str = Field("127.0.0.1", description="Bind address of every process.")
     hub_token: str | None = Field(None, description="Bearer token required on every A2A/MCP/API call.")
+    hub_admin_password: str | None = Field(
+        None, description="Password of the first administrator (username `admin`), created at the backend's "
+                          "first start when no `admin` account exists; setting it turns on accounts and login.")
+    hub_auth_proxy_header: str | None = Field(
+        None, description="Single sign-on: the header a trusted reverse proxy (oauth2-proxy, …) names the signed-in "
+                          "person with, e.g. X-Forwarded-User; honoured only from HUB_AUTH_PROXY_ADDRESSES.")
+    hub_auth_proxy_addresses: str | None = Field(
+        None, description="Comma-separated addresses or CIDR networks of the trusted proxy (HUB_AUTH_PROXY_HEADER).")
     hub_allowed_hosts: str | None = Field(
         None, description="Comma-separated host or host:port names the hub's servers answer to, besides "
                           "loopback and HUB_HOST (Host/Origin checks, ai_llm/common/http_guard.py).")
@@ -155,7 +163,8 @@ class Settings(BaseSettings):
     # --- UI ------------------------------------------------------------------------------
     ui_language: Literal["ko", "en"] = "ko"
 
-    @field_validator("hub_token", "hub_allowed_hosts", "openai_api_key", "openai_base_url", "database_url",
+    @field_validator("hub_token", "hub_admin_password", "hub_auth_proxy_header", "hub_auth_proxy_addresses",
+                     "hub_allowed_hosts", "openai_api_key", "openai_base_url", "database_url",
                      "supabase_url", "supabase_key", "tavily_api_key", "serper_api_key", "exa_api_key",
                      "brightdata_api_key", "firecrawl_api_key", "mcp_servers", "embedding_url",
                      "embedding_model", "orchestrator_urls", "web_agent_urls", "rag_agent_urls", "file_agent_urls",
@@ -173,6 +182,28 @@ class Settings(BaseSettings):
         if value is not None and len(value) < 16:
             raise ValueError("HUB_TOKEN must be at least 16 characters long.")
         return value
+
+    @field_validator("hub_admin_password")
+    @classmethod
+    def _admin_password_strength(cls, value: str | None) -> str | None:
+        if value is not None and len(value) < 8:
+            raise ValueError("HUB_ADMIN_PASSWORD must be at least 8 characters long.")
+        return value
+
+    @field_validator("hub_auth_proxy_addresses")
+    @classmethod
+    def _proxy_addresses_parse(cls, value: str | None) -> str | None:
+        if value is not None:
+            for entry in _split_list(value):
+                try:
+                    ipaddress.ip_network(entry, strict=False)
+                except ValueError as exc:
+                    raise ValueError(f"HUB_AUTH_PROXY_ADDRESSES: {entry!r} is not an address or network") from exc
+        return value
+
+    def proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        """The trusted proxy's networks (HUB_AUTH_PROXY_ADDRESSES)."""
+        return [ipaddress.ip_network(e, strict=False) for e in _split_list(self.hub_auth_proxy_addresses or "")]
 
     @field_validator("hub_allowed_hosts")
     @classmethod
@@ -205,6 +236,9 @@ class Settings(BaseSettings):
             )
         if self.supabase_url and not self.supabase_key:
             raise UnsafeConfigurationError("SUPABASE_URL is set but SUPABASE_KEY is missing.")
+        if self.hub_auth_proxy_header and not self.hub_auth_proxy_addresses:
+            raise UnsafeConfigurationError("HUB_AUTH_PROXY_HEADER needs HUB_AUTH_PROXY_ADDRESSES: a header anyone "
+                                           "can send names no one.")
         if self.embedding_provider == "openai" and not (self.openai_api_key or self.openai_base_url):
             raise UnsafeConfigurationError(
                 "EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server)."

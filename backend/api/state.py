@@ -10,6 +10,7 @@ import httpx
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.db import Database
 from ai_llm.common.settings import Settings
+from backend.accounts import AccountStore, LoginLimiter
 from backend.chat_store import ChatStore
 from backend.orchestrator_tasks import OrchestratorTasks
 
@@ -28,9 +29,9 @@ def search_gateway_url(settings: Settings) -> str:
 
 
 def login_required(settings: Settings) -> bool:
-    """With a hub token every caller must present it, whatever the bind address: loopback is no trust
-    boundary (any local process, any page through a rebinding name)."""
-    return bool(settings.hub_token)
+    """With a hub token or accounts every caller must present a credential, whatever the bind address:
+    loopback is no trust boundary (any local process, any page through a rebinding name)."""
+    return bool(settings.hub_token or settings.hub_admin_password or settings.hub_auth_proxy_header)
 
 
 @dataclass
@@ -44,6 +45,8 @@ class BackendState:
     files: httpx.AsyncClient
     gateway: httpx.AsyncClient
     require_login: bool
+    accounts: AccountStore = field(init=False)
+    logins: LoginLimiter = field(default_factory=LoginLimiter)
     tasks: OrchestratorTasks = field(init=False)
 
     @classmethod
@@ -65,6 +68,7 @@ class BackendState:
 
     def __post_init__(self) -> None:
         self.tasks = OrchestratorTasks(self.orchestrator)
+        self.accounts = AccountStore(self.db)
 
     async def close(self) -> None:
         await self.files.aclose()

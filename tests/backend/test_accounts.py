@@ -143,7 +143,7 @@ async def test_conversations_are_private_to_their_person(db: Database, tmp_path:
         async with http.stream("POST", "/api/chat", json={"message": "이어서 말해줘",
                                                           "conversation_id": conversation}) as stream:
             body = "".join([chunk async for chunk in stream.aiter_text()])
-        assert "event: error" in body and "비밀 목표" not in body
+        assert "event: error" in body and "대화를 찾을 수 없습니다" in body and "비밀 목표" not in body
         assert len(await chats.history(conversation, owner_id=owner.user_id) or []) == 2  # nothing was added
 
         await http.post("/api/logout")

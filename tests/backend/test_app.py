@@ -24,6 +24,7 @@ from backend.chat_client import stream_chat
 from tests.backend.conftest import Processes, start_search_gateway
 
 TOKEN = "a-very-secret-hub-token-42"
+ADMIN_PASSWORD = "admin-password-for-tests"
 #: Reachable without the token: the login itself, the health probe and the UI's static files.
 PUBLIC_ROUTES = {("POST", "/api/login"), ("POST", "/api/logout"), ("GET", "/api/health"), ("GET", "/{path:path}")}
 
@@ -96,11 +97,13 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
         db: Database, tmp_path: Path, stand_in_orchestrator: str, stand_in_file_agent: str,
         backend_procs: Processes, stand_in_env: dict[str, str]) -> None:
     """Iterates over the app's own routes, so a route added later is covered without editing this test:
-    401 without the token on a loopback bind, 2xx with it (the search gateway requiring the token too)."""
+    401 without a credential on a loopback bind, 2xx with an administrator's session (the search gateway
+    requiring the token too)."""
     gateway = start_search_gateway(backend_procs, {**stand_in_env, "HUB_TOKEN": TOKEN,
                                                    "DATA_DIR": str(tmp_path / "gateway")}, "search-gateway-token")
     settings = make_settings(tmp_path, hub_token=TOKEN, orchestrator_url=stand_in_orchestrator,
-                             file_agent_url=stand_in_file_agent, search_gateway_url=gateway)
+                             file_agent_url=stand_in_file_agent, search_gateway_url=gateway,
+                             hub_admin_password=ADMIN_PASSWORD)
     app = create_app(settings, db=db, static_dir=tmp_path / "no-ui")
     routes = routes_of(app)
     assert ("POST", "/api/files") in routes and ("GET", "/api/search/telemetry") in routes
@@ -115,7 +118,8 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
             else:
                 assert response.status_code == 401, (method, template)
 
-        http.headers["Authorization"] = f"Bearer {TOKEN}"
+        admin = {"username": "admin", "password": ADMIN_PASSWORD}
+        assert (await http.post("/api/login", json=admin)).status_code == 200
         uploaded = await http.post("/api/files", files={"file": ("note.txt", b"hello", "text/plain")})
         assert uploaded.status_code == 201
         conversation = uuid.uuid4().hex
@@ -125,10 +129,13 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
         calls: dict[tuple[str, str], dict[str, Any]] = {
             ("POST", "/api/files"): {"files": {"file": ("again.txt", b"again", "text/plain")}},
             ("POST", "/api/chat"): {"json": {"message": "hello again", "conversation_id": conversation}},
-            ("POST", "/api/login"): {"json": {"token": TOKEN}},
+            ("POST", "/api/login"): {"json": admin},
+            ("POST", "/api/users"): {"json": {"username": f"u-{uuid.uuid4().hex[:8]}", "password": "password-42"}},
+            ("PATCH", "/api/chats/{conversation_id}"): {"json": {"title": "renamed"}},
         }
-        last = ("DELETE", "/api/files/{file_id}")  # after every other use of the uploaded file
-        for method, template in sorted(routes, key=lambda r: r == last):
+        # After every other use of the uploaded file and the conversation; logging out last of all.
+        last = [("DELETE", "/api/files/{file_id}"), ("DELETE", "/api/chats/{conversation_id}"), ("POST", "/api/logout")]
+        for method, template in sorted(routes, key=lambda r: last.index(r) if r in last else -1):
             response = await http.request(method, concrete(template, values), **calls.get((method, template), {}))
             assert 200 <= response.status_code < 300, (method, template, response.status_code, response.text[:200])
 

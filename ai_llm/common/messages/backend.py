@@ -12,5 +12,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "unauthorized": {"ko": "에이전트가 요청을 거부했습니다 (HUB_TOKEN 설정을 확인해 주세요).",
                      "en": "An agent refused the call (check the HUB_TOKEN setting)."},
     "failed": {"ko": "요청을 처리하지 못했습니다: {detail}", "en": "The request could not be completed: {detail}"},
+    "not_found": {"ko": "대화를 찾을 수 없습니다.", "en": "The conversation was not found."},
     "internal": {"ko": "백엔드에서 오류가 발생했습니다.", "en": "The backend hit an error."},
 }

@@ -1,25 +1,34 @@
-"""Login: with `HUB_TOKEN` set, every backend route needs the token, whatever the bind address.
+"""Login: with `HUB_TOKEN` or accounts (`HUB_ADMIN_PASSWORD`, a trusted proxy) every backend route needs a
+credential, whatever the bind address, and every request acts for a `Principal` (`backend/accounts.py`).
 
-`POST /api/login {"token"}` checks the hub token and sets an HttpOnly session cookie whose value is an
-HMAC of the token (so it survives restarts and changes when the token changes); every other route then
-needs that cookie or an `Authorization: Bearer <HUB_TOKEN>` header. Public: login, logout, health (the
-launcher's readiness probe) and the UI's static files (so the login page can load). Which route is which is
-decided by routing, not by a path prefix, so a route added later is protected unless listed here. Without
-`HUB_TOKEN` (only allowed on a loopback bind) no login is needed.
+* `POST /api/login {"username", "password"}` checks an account (argon2) and sets an HttpOnly, SameSite=strict
+  session cookie (Secure behind TLS) holding a random token the database knows only by its hash; failed
+  attempts are limited per client address and per username (429 with Retry-After).
+* `POST /api/login {"token"}` or `Authorization: Bearer <HUB_TOKEN>`: the service credential of scripts and
+  direct callers — the `service` principal, which is no person (its cookie is an HMAC of the token).
+* `HUB_AUTH_PROXY_HEADER` from a `HUB_AUTH_PROXY_ADDRESSES` client: the person a trusted proxy signed in.
+
+Public: login, logout, health (the launcher's readiness probe) and the UI's static files (so the login page
+can load). Which route is which is decided by routing, not by a path prefix, so a route added later is
+protected unless listed here. Without any credential configured (only allowed on a loopback bind) no login is
+needed and requests act for the `local` principal.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 from http.cookies import SimpleCookie
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from pydantic import BaseModel, Field, model_validator
 from starlette.responses import JSONResponse
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from backend.accounts import LOCAL, SERVICE, AccountError, Principal
 from backend.api.deps import StateDep
 from backend.api.state import BackendState
 
@@ -34,7 +43,15 @@ router = APIRouter(prefix="/api", tags=["auth"])
 
 
 class LoginRequest(BaseModel):
-    token: str = Field(min_length=1, max_length=4096, description="the hub's HUB_TOKEN")
+    token: str | None = Field(None, min_length=1, max_length=4096, description="the hub's HUB_TOKEN")
+    username: str | None = Field(None, min_length=1, max_length=64)
+    password: str | None = Field(None, min_length=1, max_length=1024)
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> LoginRequest:
+        if self.token is None and (self.username is None or self.password is None):
+            raise ValueError("send a username and password, or the hub token")
+        return self
 
 
 class LoginResult(BaseModel):
@@ -47,25 +64,66 @@ def session_value(token: str) -> str:
     return hmac.new(token.encode(), b"agent-hub-session", hashlib.sha256).hexdigest()
 
 
-def is_authenticated(state: BackendState, authorization: str | None, cookie_header: str | None) -> bool:
-    """True when login is not required, or the request carries the bearer token or a valid session."""
-    if not state.require_login:
-        return True
-    token = state.settings.hub_token
-    if not token:  # Settings refuses a non-loopback bind without a token; stay closed anyway
+def _cookie(cookie_header: str | None) -> str | None:
+    if not cookie_header:
+        return None
+    cookie: SimpleCookie = SimpleCookie()
+    try:
+        cookie.load(cookie_header)
+    except Exception:  # a malformed Cookie header is simply not a session
+        return None
+    morsel = cookie.get(SESSION_COOKIE)
+    return morsel.value if morsel is not None else None
+
+
+def _from_proxy(state: BackendState, client: str | None) -> bool:
+    if not state.settings.hub_auth_proxy_header or not client:
         return False
-    if authorization and hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()):
-        return True
-    if cookie_header:
-        cookie: SimpleCookie = SimpleCookie()
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return False
+    return any(address in network for network in state.settings.proxy_networks())
+
+
+async def resolve_principal(state: BackendState, headers: dict[str, str], client: str | None) -> Principal | None:
+    """Who the request acts for, or None when it carries no valid credential (see the module docstring)."""
+    if not state.require_login:
+        return LOCAL
+    token = state.settings.hub_token
+    authorization = headers.get("authorization")
+    if token and authorization and hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()):
+        return SERVICE
+    proxy_header = (state.settings.hub_auth_proxy_header or "").lower()
+    if proxy_header and headers.get(proxy_header) and _from_proxy(state, client):
         try:
-            cookie.load(cookie_header)
-        except Exception:  # a malformed Cookie header is simply not a session
-            return False
-        morsel = cookie.get(SESSION_COOKIE)
-        if morsel is not None and hmac.compare_digest(morsel.value.encode(), session_value(token).encode()):
-            return True
-    return False
+            return await state.accounts.proxy_user(headers[proxy_header])
+        except AccountError:
+            return None
+    session = _cookie(headers.get("cookie"))
+    if session:
+        if token and hmac.compare_digest(session.encode(), session_value(token).encode()):
+            return SERVICE
+        return await state.accounts.session_principal(session)
+    return None
+
+
+def current_principal(request: Request) -> Principal:
+    """The principal the middleware resolved for this request."""
+    principal = request.scope.get("state", {}).get("principal")
+    return principal if isinstance(principal, Principal) else LOCAL
+
+
+PrincipalDep = Annotated[Principal, Depends(current_principal)]
+
+
+def require_admin(principal: PrincipalDep) -> Principal:
+    if not principal.admin:
+        raise HTTPException(403, "an administrator account is needed")
+    return principal
+
+
+AdminDep = Annotated[Principal, Depends(require_admin)]
 
 
 def is_public(scope: Scope) -> bool:
@@ -91,32 +149,62 @@ class SessionAuthMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state: BackendState | None = getattr(scope["app"].state, "backend", None)
-        if scope["type"] == "http" and (state is None or state.require_login) and not is_public(scope):
-            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
-            if state is None or not is_authenticated(state, headers.get("authorization"), headers.get("cookie")):
-                response = JSONResponse({"detail": "login required: POST /api/login with the hub token"},
+        if scope["type"] == "http":
+            principal = None
+            if state is not None:
+                headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+                client = scope.get("client")
+                principal = await resolve_principal(state, headers, client[0] if client else None)
+            if principal is None and not is_public(scope):
+                response = JSONResponse({"detail": "login required: POST /api/login with a username and password "
+                                                   "or the hub token"},
                                         status_code=401, headers={"WWW-Authenticate": "Bearer"})
                 await response(scope, receive, send)
                 return
+            scope.setdefault("state", {})["principal"] = principal
         await self.app(scope, receive, send)
 
 
-@router.post("/login", responses={401: {"description": "wrong token"}})
+@router.post("/login", responses={401: {"description": "wrong credentials"}, 429: {"description": "too many"}})
 async def login(body: LoginRequest, request: Request, response: Response, state: StateDep) -> LoginResult:
-    """Exchange the hub token for an HttpOnly session cookie."""
+    """Exchange a username and password (or the hub token) for an HttpOnly session cookie."""
     if not state.require_login:
         return LoginResult(ok=True, login_required=False)
-    token = state.settings.hub_token or ""
-    if not token or not hmac.compare_digest(body.token.encode(), token.encode()):
-        raise HTTPException(401, "wrong token")
-    response.set_cookie(SESSION_COOKIE, session_value(token), max_age=SESSION_MAX_AGE_S, httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https", path="/")
+    secure = request.url.scheme == "https"
+    if body.username is not None and body.password is not None:
+        keys = (f"ip:{request.client.host if request.client else '-'}", f"user:{body.username.strip().lower()}")
+        wait = state.logins.retry_after(*keys)
+        if wait > 0:
+            raise HTTPException(429, "too many failed logins; try again shortly",
+                                headers={"Retry-After": str(max(1, int(wait + 0.999)))})
+        principal = await state.accounts.verify_password(body.username, body.password)
+        if principal is None:
+            state.logins.failed(*keys)
+            raise HTTPException(401, "wrong username or password")
+        state.logins.succeeded(*keys)
+        session = await state.accounts.open_session(principal)
+    else:
+        token = state.settings.hub_token or ""
+        if not token or not hmac.compare_digest((body.token or "").encode(), token.encode()):
+            raise HTTPException(401, "wrong token")
+        session = session_value(token)
+    response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_MAX_AGE_S, httponly=True,
+                        samesite="strict", secure=secure, path="/")
     return LoginResult(ok=True, login_required=True)
 
 
 @router.post("/logout", status_code=204)
-async def logout(response: Response) -> Response:
-    """Forget the session cookie."""
+async def logout(request: Request, response: Response, state: StateDep) -> Response:
+    """Forget the session cookie (and end the session on the server)."""
+    session = _cookie(request.headers.get("cookie"))
+    if session:
+        await state.accounts.close_session(session)
     response.status_code = 204
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
+
+
+@router.get("/me")
+async def me(principal: PrincipalDep) -> dict[str, Any]:
+    """Who this session is: `{kind: user|service|local, username, admin, teams}`."""
+    return principal.to_dict()

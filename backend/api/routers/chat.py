@@ -9,7 +9,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Path
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field, field_validator
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -17,6 +17,7 @@ from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnava
 from ai_llm.common.events import AgentReply, StatusEvent
 from ai_llm.common.messages import message
 from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep
+from backend.api.routers.auth import PrincipalDep
 from backend.orchestrator_tasks import CHAT_TAG, new_chat_tag
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,7 @@ def planning_status(language: str) -> dict[str, Any]:
                          "(or `error`), then `done`",
           "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
 async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: OrchestratorDep, tasks: OrchestratorTasksDep,
-               settings: SettingsDep) -> EventSourceResponse:
+               settings: SettingsDep, principal: PrincipalDep) -> EventSourceResponse:
     """Ask the hub; the orchestrator's progress is relayed live as Server-Sent Events.
 
     The first status is the backend's own and goes out before anything else is done (no database read, no
@@ -160,13 +161,19 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
         # call, so no status event waits on the database; it is saved before the answer (turn order) and
         # before `done` in every case.
         history: list[dict[str, Any]] = []
+        owner = principal.user_id
         if body.conversation_id:
             try:
-                history = await chats.history(conversation_id, limit=HISTORY_TURNS * 2) or []
+                if await chats.owned(conversation_id, owner) is False:
+                    # Someone else's conversation: as unknown as any other id, and nothing goes on.
+                    yield error("not_found")
+                    yield _event("done", {})
+                    return
+                history = await chats.history(conversation_id, limit=HISTORY_TURNS * 2, owner_id=owner) or []
             except Exception:  # the question is still answered, without its earlier turns
                 log.exception("could not read the history of conversation %s", conversation_id)
         saved_question = asyncio.create_task(
-            chats.add_message(conversation_id, "user", body.message, language=language))
+            chats.add_message(conversation_id, "user", body.message, language=language, owner_id=owner))
         _PENDING_SAVES.add(saved_question)  # a strong reference until done, even if the client leaves
         saved_question.add_done_callback(_PENDING_SAVES.discard)
         try:
@@ -192,7 +199,7 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                 await saved_question
                 await chats.add_message(conversation_id, "assistant", payload["text"], language=language,
                                         intent=payload["intent"], sources=payload["sources"],
-                                        steps=payload["steps"], quotes=payload["quotes"])
+                                        steps=payload["steps"], quotes=payload["quotes"], owner_id=owner)
                 yield _event("answer", payload)
             finished = True
         except AgentUnauthorized:
@@ -224,11 +231,50 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                                                             "Cache-Control": "no-cache"})
 
 
+ConversationId = Annotated[str, Path(pattern=CONVERSATION_ID_PATTERN)]
+
+
+class ConversationSummary(BaseModel):
+    id: str
+    title: str
+    language: str
+    created_at: str
+    updated_at: str
+
+
+class Rename(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+
+
+@router.get("/chats")
+async def my_conversations(chats: ChatStoreDep, principal: PrincipalDep,
+                           q: Annotated[str, Query(max_length=200)] = "") -> list[ConversationSummary]:
+    """My conversations, newest first; `q` searches their titles and turns."""
+    return [ConversationSummary(**c) for c in await chats.conversations(principal.user_id, q)]
+
+
 @router.get("/chats/{conversation_id}", responses={404: {"description": "unknown conversation"}})
-async def chat_history(conversation_id: Annotated[str, Path(pattern=CONVERSATION_ID_PATTERN)],
-                       chats: ChatStoreDep) -> ChatHistory:
-    """A conversation's turns, oldest first."""
-    messages = await chats.history(conversation_id)
+async def chat_history(conversation_id: ConversationId, chats: ChatStoreDep, principal: PrincipalDep) -> ChatHistory:
+    """A conversation's turns, oldest first (only its owner's: anyone else gets 404)."""
+    messages = await chats.history(conversation_id, owner_id=principal.user_id)
     if messages is None:
         raise HTTPException(404, f"conversation {conversation_id} not found")
     return ChatHistory(id=conversation_id, messages=[ChatMessage(**m) for m in messages])
+
+
+@router.patch("/chats/{conversation_id}", responses={404: {"description": "unknown conversation"}})
+async def rename_conversation(conversation_id: ConversationId, body: Rename, chats: ChatStoreDep,
+                              principal: PrincipalDep) -> dict[str, str]:
+    """Rename my conversation."""
+    if not await chats.rename(conversation_id, principal.user_id, body.title):
+        raise HTTPException(404, f"conversation {conversation_id} not found")
+    return {"id": conversation_id, "title": body.title.strip()[:80]}
+
+
+@router.delete("/chats/{conversation_id}", status_code=204, responses={404: {"description": "unknown conversation"}})
+async def delete_conversation(conversation_id: ConversationId, chats: ChatStoreDep,
+                              principal: PrincipalDep) -> Response:
+    """Delete my conversation and its turns."""
+    if not await chats.delete(conversation_id, principal.user_id):
+        raise HTTPException(404, f"conversation {conversation_id} not found")
+    return Response(status_code=204)

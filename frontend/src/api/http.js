@@ -90,12 +90,17 @@ export { errorFromResponse }
  * POST /api/login with the hub token. Resolves true on success, false for a
  * rejected token; throws on other failures.
  */
-export async function login(token) {
+/**
+ * Sign in with `{ username, password }` (an account) or a hub token string (the service credential).
+ * Resolves true on success, false on wrong credentials; a 429 (too many attempts) throws with its detail.
+ */
+export async function login(credentials) {
+  const body = typeof credentials === 'string' ? { token: credentials } : credentials
   const res = await fetch('/api/login', {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ token }),
+    body: JSON.stringify(body),
   })
   if (res.ok) {
     releaseWaiters()

@@ -128,6 +128,7 @@ async function openHub(page) {
   await page.waitForLoadState('networkidle', { timeout: 15000 }).catch(() => {})
   if (await page.locator(tid('login-view')).isVisible()) {
     if (!process.env.HUB_TOKEN) fail('the hub asks for a token: set HUB_TOKEN')
+    if (await page.locator(tid('login-switch')).isVisible()) await page.click(tid('login-switch'))
     await page.fill(tid('login-token'), process.env.HUB_TOKEN)
     await page.click(tid('login-submit'))
     await page.waitForSelector(tid('login-view'), { state: 'detached', timeout: 15000 }).catch(async () => {

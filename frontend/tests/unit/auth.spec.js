@@ -13,7 +13,9 @@ function fakeHub(token = 'secret') {
   const guard = (fn) => () => (loggedIn ? fn() : jsonResponse({ detail: 'Not authenticated' }, 401))
   const fetchMock = mockFetch({
     'POST /api/login': (url, init) => {
-      const ok = JSON.parse(init.body).token === token
+      const body = JSON.parse(init.body)
+      if (body.username === 'kim' && body.password === 'many-wrong') return jsonResponse({ detail: 'too many' }, 429)
+      const ok = body.token === token || (body.username === 'kim' && body.password === 'kim-password')
       if (ok) loggedIn = true
       return ok ? jsonResponse({ ok: true }) : jsonResponse({ detail: 'bad token' }, 401)
     },
@@ -61,6 +63,9 @@ describe('auth', () => {
     expect(wrapper.find(tid('login-view')).exists()).toBe(true)
     expect(wrapper.findAll(tid('file-row'))).toHaveLength(0)
 
+    // The account form comes first; the hub token is one click away.
+    expect(wrapper.find(tid('login-username')).exists()).toBe(true)
+    await wrapper.get(tid('login-switch')).trigger('click')
     await wrapper.get(tid('login-token')).setValue('nope')
     await wrapper.get('form.login').trigger('submit')
     await settle()
@@ -71,6 +76,26 @@ describe('auth', () => {
     await settle()
     expect(wrapper.find(tid('login-view')).exists()).toBe(false)
     expect(wrapper.findAll(tid('file-row'))).toHaveLength(1)
+    wrapper.unmount()
+  })
+
+  it('signs in with a username and password, and says so when attempts are limited', async () => {
+    fakeHub()
+    const wrapper = mount(App, { attachTo: document.body })
+    await settle()
+    await wrapper.get(tid('login-username')).setValue('kim')
+    await wrapper.get(tid('login-password')).setValue('many-wrong')
+    await wrapper.get('form.login').trigger('submit')
+    await settle()
+    expect(wrapper.get(tid('login-error')).text()).toBe('로그인 시도가 너무 많습니다. 잠시 후 다시 시도해 주세요.')
+    await wrapper.get(tid('login-password')).setValue('wrong')
+    await wrapper.get('form.login').trigger('submit')
+    await settle()
+    expect(wrapper.get(tid('login-error')).text()).toBe('사용자 이름 또는 비밀번호가 올바르지 않습니다.')
+    await wrapper.get(tid('login-password')).setValue('kim-password')
+    await wrapper.get('form.login').trigger('submit')
+    await settle()
+    expect(wrapper.find(tid('login-view')).exists()).toBe(false)
     wrapper.unmount()
   })
 })
