@@ -42,6 +42,7 @@ from ai_llm.common.events import (
     AgentReply,
     announce_if_slow,
 )
+from ai_llm.common.identity import Viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
@@ -234,6 +235,7 @@ class RagState(TypedDict, total=False):
     text: str
     data: dict[str, Any]
     history: list[dict[str, str]]
+    viewer: Viewer  # whose documents this request may read (verified identity, `ai_llm/common/identity.py`)
     language: str
     question: str
     context_dependent: bool
@@ -309,8 +311,9 @@ class RagAgent:
         """Run the graph; the final state (reply, search outcome) — the evaluation reads the cited chunks."""
         language = str(request.data.get("language") or self.settings.ui_language)
         history = request.data.get("history") or request.history
+        viewer = viewer_of_metadata(self.settings.hub_token, AGENT_NAME, request.metadata)
         state: RagState = {"text": request.text, "data": dict(request.data), "language": language,
-                           "history": [h for h in history if isinstance(h, dict)]}
+                           "history": [h for h in history if isinstance(h, dict)], "viewer": viewer}
         final: RagState = await self.graph.ainvoke(state, config={"configurable": {"progress": progress}})
         return final
 
@@ -388,9 +391,10 @@ class RagAgent:
         context = state.get("context") or []
         document = None
         if context:  # a follow-up stays on the document its conversation was about
-            earlier = await self.search_service.search(context[0], top_k=1)
+            earlier = await self.search_service.search(context[0], top_k=1, viewer=state.get("viewer"))
             document = earlier.chunks[0].hit.storage_ref if earlier.chunks else None
-        outcome = await self.search_service.search(question, queries=queries, context=context, document=document)
+        outcome = await self.search_service.search(question, queries=queries, context=context, document=document,
+                                                   viewer=state.get("viewer"))
         assert outcome.query_terms is not None and outcome.stats is not None
         similarity = await self._sentence_similarity(question, outcome)
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,

@@ -50,6 +50,8 @@ class DocumentInput:
     path: str | None = None
     content_b64: str | None = None
     source_kind: str | None = None  # "report" when the hub wrote the document (ranked below originals)
+    owner_id: str | None = None  # the person the document belongs to (the file store's record)
+    visibility: str | None = None  # private | team:<name> | everyone; absent: everyone (an operator's index)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> DocumentInput:
@@ -177,7 +179,8 @@ class IndexingService:
                                 tokens=terms, embedding=v, content_hash=content_hash,
                                 file_name=doc.file_name, file_id=doc.file_id, file_url=doc.file_url,
                                 source_kind="report" if doc.source_kind == "report" else "upload",
-                                line_vectors=packed, location=p.location)
+                                line_vectors=packed, location=p.location, owner_id=doc.owner_id,
+                                visibility=doc.visibility or "everyone")
                     for p, v, terms, packed in zip(pieces, vectors, tokens, lines, strict=True)]
             await emit("saving", chunks=len(rows))
             written = await self.store.replace_document(doc.storage_ref, rows)

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import EmbeddingError, Embeddings, is_multilingual, rescale_similarity
+from ai_llm.common.identity import Viewer
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
@@ -196,7 +197,8 @@ class RagSearchService:
         return _distinct_queries(rewrite, [normalize(v) for v in plan.variants if normalize(v)], question)
 
     async def search(self, question: str, queries: Sequence[str] | None = None, top_k: int | None = None,
-                     context: Sequence[str] = (), document: str | None = None) -> SearchOutcome:
+                     context: Sequence[str] = (), document: str | None = None,
+                     viewer: Viewer | None = None) -> SearchOutcome:
         """Search with hybrid retrieval; returns scored chunks, best first.
 
         Args:
@@ -206,6 +208,8 @@ class RagSearchService:
             context: earlier turns of a follow-up (their terms count, weaker).
             document: the storage ref of the conversation's document (a follow-up's): its chunks rank ahead
                 of other documents' (`OTHER_DOCUMENT_FACTOR`).
+            viewer: whose documents may be read (the filter runs inside the SQL functions); None reads only
+                documents shared with everyone.
         """
         top_k = top_k or self.settings.rag_top_k
         timings: dict[str, float] = {}
@@ -230,9 +234,9 @@ class RagSearchService:
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         vector_lists, term_hits, stats = await asyncio.gather(
-            self.store.vector_search_many(vectors, CANDIDATES_PER_LIST),
-            self.store.term_search(terms, PER_TERM),
-            self.store.term_stats(terms))
+            self.store.vector_search_many(vectors, CANDIDATES_PER_LIST, viewer=viewer),
+            self.store.term_search(terms, PER_TERM, viewer=viewer),
+            self.store.term_stats(terms, viewer=viewer))
         timings["search"] = (time.perf_counter() - t) * 1000
         fused: dict[str, RankedChunk] = {}
         for qi, hits in enumerate(vector_lists):

@@ -19,14 +19,16 @@ from pgvector import Vector
 from psycopg.types.json import Jsonb
 
 from ai_llm.common.db import Database
+from ai_llm.common.identity import Viewer
 from ai_llm.common.settings import Settings
 from ai_llm.common.text_analysis import ANALYSIS_VERSION, TermStats
 
 CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
-                 "embedding", "content_hash", "analysis_version", "source_kind", "line_vectors", "location")
+                 "embedding", "content_hash", "analysis_version", "source_kind", "line_vectors", "location",
+                 "owner_id", "visibility")
 #: Postgres types of CHUNK_COLUMNS for binary COPY (text COPY would format every float in Python: 6x slower).
 CHUNK_COLUMN_TYPES = ["text", "int4", "text", "text", "text", "text", "int4[]", "text", "vector", "text", "text",
-                      "text", "bytea", "jsonb"]
+                      "text", "bytea", "jsonb", "text", "text"]
 #: How stored line vectors are packed (`pack_line_vectors`): float16 keeps cosine within ±0.001.
 LINE_VECTOR_DTYPE = np.float16
 
@@ -53,6 +55,8 @@ class StoredChunk:
     source_kind: str = "upload"  # "report" for the hub's own generated reports
     line_vectors: bytes | None = None  # `pack_line_vectors` of the chunk's lines (`content_lines`), or None
     location: dict[str, Any] | None = None  # where the chunk is (`formats.structure` location), or None
+    owner_id: str | None = None  # the document's owner (a user id), None for documents nobody owns
+    visibility: str = "everyone"  # private | team:<name> | everyone (ai_llm/common/identity.py)
 
 
 def pack_line_vectors(vectors: Sequence[Sequence[float]]) -> bytes:
@@ -125,23 +129,30 @@ class VectorStore(Protocol):
     async def update_document(self, storage_ref: str, file_name: str | None, file_url: str | None) -> int:
         ...
 
-    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0) -> list[ChunkHit]:
+    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0,
+                            viewer: Viewer | None = None) -> list[ChunkHit]:
+        """Nearest chunks the viewer may read (no viewer: only documents shared with everyone)."""
         ...
 
-    async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int) -> list[list[ChunkHit]]:
+    async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int,
+                                 viewer: Viewer | None = None) -> list[list[ChunkHit]]:
         """One ranked list per query vector (multi-query retrieval)."""
         ...
 
-    async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
+    async def term_search(self, terms: Sequence[str], per_term: int, viewer: Viewer | None = None) -> list[ChunkHit]:
         """Chunks holding any of `terms` (at most `per_term` per term), with their `tokens`, unscored."""
         ...
 
-    async def term_stats(self, terms: Sequence[str]) -> TermStats:
+    async def term_stats(self, terms: Sequence[str], viewer: Viewer | None = None) -> TermStats:
         """Chunk count, mean length and each term's document frequency (BM25 statistics)."""
         ...
 
     async def line_vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
         """The stored `line_vectors` of the chunks `(storage_ref, chunk_index)` that have them."""
+        ...
+
+    async def set_visibility(self, storage_ref: str, visibility: str) -> int:
+        """Change who may read a document's chunks; returns chunks changed."""
         ...
 
 
@@ -173,7 +184,7 @@ class PgVectorStore:
                     await copy.write_row((storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                           c.content, c.pages, c.tokens, np.asarray(c.embedding, dtype=np.float32),
                                           c.content_hash, c.analysis_version, c.source_kind, c.line_vectors,
-                                          Jsonb(c.location) if c.location else None))
+                                          Jsonb(c.location) if c.location else None, c.owner_id, c.visibility))
         return len(chunks)
 
     async def delete_document(self, storage_ref: str) -> int:
@@ -185,15 +196,17 @@ class PgVectorStore:
                                      (storage_ref, file_name, file_url))
         return int(row["n"]) if row else 0
 
-    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0) -> list[ChunkHit]:
+    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0,
+                            viewer: Viewer | None = None) -> list[ChunkHit]:
         async with self.db.connection() as conn, conn.transaction():
             await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
-            cur = await conn.execute("SELECT * FROM match_documents(%s, %s, %s)",
-                                     (Vector(list(embedding)), threshold, k))
+            cur = await conn.execute("SELECT * FROM match_documents(%s, %s, %s, %s, %s, %s)",
+                                     (Vector(list(embedding)), threshold, k, *_viewer(viewer)))
             rows = await cur.fetchall()
         return [ChunkHit.from_row(row, "similarity") for row in rows]  # type: ignore[arg-type]
 
-    async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int) -> list[list[ChunkHit]]:
+    async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int,
+                                 viewer: Viewer | None = None) -> list[list[ChunkHit]]:
         """Every query vector in one SQL round trip (`match_documents` per vector through LATERAL)."""
         if not embeddings:
             return []
@@ -201,9 +214,9 @@ class PgVectorStore:
             await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
             cur = await conn.execute(
                 "SELECT q.i, m.*, c.tokens FROM unnest(%s::vector[]) WITH ORDINALITY AS q(v, i), "
-                "LATERAL match_documents(q.v, -1, %s) m JOIN document_chunks c ON c.id = m.id "
+                "LATERAL match_documents(q.v, -1, %s, %s, %s, %s) m JOIN document_chunks c ON c.id = m.id "
                 "ORDER BY q.i, m.similarity DESC",
-                ([Vector(list(e)) for e in embeddings], k))
+                ([Vector(list(e)) for e in embeddings], k, *_viewer(viewer)))
             rows = await cur.fetchall()
         lists: list[list[ChunkHit]] = [[] for _ in embeddings]
         for row in rows:
@@ -216,14 +229,20 @@ class PgVectorStore:
                                      (ANALYSIS_VERSION,))
         return int(row["n"]) if row else 0
 
-    async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
+    async def term_search(self, terms: Sequence[str], per_term: int, viewer: Viewer | None = None) -> list[ChunkHit]:
         if not terms:
             return []
-        rows = await self.db.fetch("SELECT * FROM term_match_documents(%s, %s)", (list(terms), per_term))
+        rows = await self.db.fetch("SELECT * FROM term_match_documents(%s, %s, %s, %s, %s)",
+                                   (list(terms), per_term, *_viewer(viewer)))
         return [ChunkHit.from_row(row, "rank") for row in rows]
 
-    async def term_stats(self, terms: Sequence[str]) -> TermStats:
-        return _term_stats(await self.db.fetch("SELECT * FROM term_statistics(%s)", (list(terms),)))
+    async def term_stats(self, terms: Sequence[str], viewer: Viewer | None = None) -> TermStats:
+        return _term_stats(await self.db.fetch("SELECT * FROM term_statistics(%s, %s, %s, %s)",
+                                               (list(terms), *_viewer(viewer))))
+
+    async def set_visibility(self, storage_ref: str, visibility: str) -> int:
+        row = await self.db.fetchone("SELECT set_document_visibility(%s, %s) AS n", (storage_ref, visibility))
+        return int(row["n"]) if row else 0
 
     async def line_vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
         if not keys:
@@ -233,6 +252,16 @@ class PgVectorStore:
             "JOIN unnest(%s::text[], %s::int[]) AS k(storage_ref, chunk_index) USING (storage_ref, chunk_index) "
             "WHERE c.line_vectors IS NOT NULL", ([k[0] for k in keys], [k[1] for k in keys]))
         return {(r["storage_ref"], int(r["chunk_index"])): bytes(r["line_vectors"]) for r in rows}
+
+
+def _viewer(viewer: Viewer | None) -> tuple[bool, str | None, list[str]]:
+    """The viewer arguments of the search functions; no viewer reads only what is shared with everyone."""
+    return (viewer or Viewer.service()).sql_args()
+
+
+def _viewer_params(viewer: Viewer | None) -> dict[str, Any]:
+    every, user, teams = _viewer(viewer)
+    return {"p_all": every, "p_viewer": user, "p_teams": teams}
 
 
 def _term_stats(rows: Sequence[dict[str, Any]]) -> TermStats:
@@ -278,7 +307,7 @@ class SupabaseVectorStore:
                  "file_url": c.file_url, "content": c.content, "pages": c.pages, "tokens": c.tokens,
                  "embedding": json.dumps(c.embedding), "content_hash": c.content_hash,
                  "analysis_version": c.analysis_version, "source_kind": c.source_kind,
-                 "location": c.location} for c in chunks]
+                 "location": c.location, "owner_id": c.owner_id, "visibility": c.visibility} for c in chunks]
         data = await self._rpc("replace_document_chunks", {"p_storage_ref": storage_ref, "p_chunks": rows})
         return int(data or 0)
 
@@ -290,25 +319,33 @@ class SupabaseVectorStore:
                                                             "p_file_name": file_name,
                                                             "p_file_url": file_url}) or 0)
 
-    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0) -> list[ChunkHit]:
-        rows = await self._rpc("match_documents", {"query_embedding": list(embedding),
-                                                   "match_threshold": threshold, "match_count": k})
+    async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0,
+                            viewer: Viewer | None = None) -> list[ChunkHit]:
+        rows = await self._rpc("match_documents", {"query_embedding": list(embedding), "match_threshold": threshold,
+                                                   "match_count": k, **_viewer_params(viewer)})
         return [ChunkHit.from_row(row, "similarity") for row in rows or []]
 
-    async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int) -> list[list[ChunkHit]]:
+    async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int,
+                                 viewer: Viewer | None = None) -> list[list[ChunkHit]]:
         """One `match_documents` RPC per vector, sent concurrently (PostgREST has no batch RPC)."""
-        return list(await asyncio.gather(*(self.vector_search(e, k) for e in embeddings)))
+        return list(await asyncio.gather(*(self.vector_search(e, k, viewer=viewer) for e in embeddings)))
 
-    async def term_search(self, terms: Sequence[str], per_term: int) -> list[ChunkHit]:
+    async def term_search(self, terms: Sequence[str], per_term: int, viewer: Viewer | None = None) -> list[ChunkHit]:
         if not terms:
             return []
-        rows = await self._rpc("term_match_documents", {"p_terms": list(terms), "per_term": per_term})
+        rows = await self._rpc("term_match_documents", {"p_terms": list(terms), "per_term": per_term,
+                                                        **_viewer_params(viewer)})
         return [ChunkHit.from_row(row, "rank") for row in rows or []]
 
-    async def term_stats(self, terms: Sequence[str]) -> TermStats:
+    async def term_stats(self, terms: Sequence[str], viewer: Viewer | None = None) -> TermStats:
         if not terms:
             return TermStats(n=0, df={})
-        return _term_stats(await self._rpc("term_statistics", {"p_terms": list(terms)}) or [])
+        return _term_stats(await self._rpc("term_statistics", {"p_terms": list(terms), **_viewer_params(viewer)})
+                           or [])
+
+    async def set_visibility(self, storage_ref: str, visibility: str) -> int:
+        return int(await self._rpc("set_document_visibility", {"p_storage_ref": storage_ref,
+                                                               "p_visibility": visibility}) or 0)
 
     async def line_vectors(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
         """None stored through PostgREST (the RPC schema has no column for them): the agent embeds the lines."""
