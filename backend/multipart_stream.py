@@ -41,6 +41,9 @@ def multipart_boundary(content_type: str | None) -> bytes:
     return options[b"boundary"]
 
 
+FIELD_BYTES = 1024
+
+
 class MultipartFileStream:
     """Streams the bytes of the multipart field `field` (which must carry a filename).
 
@@ -64,6 +67,10 @@ class MultipartFileStream:
         self._pending: list[bytes] = []
         self._body_done = False
         self.size = 0
+        #: Small text fields sent before the file (e.g. `visibility`), at most `FIELD_BYTES` each.
+        self.fields: dict[str, str] = {}
+        self._field_name: str | None = None
+        self._field_value = bytearray()
         self._parser = MultipartParser(boundary, {
             "on_part_begin": self._part_begin,
             "on_header_field": lambda d, s, e: self._header_name.extend(d[s:e]),
@@ -91,15 +98,23 @@ class MultipartFileStream:
             content_type = self._headers.get(b"content-type", b"application/octet-stream").decode("latin-1")
             self._target = FilePart(filename.decode("utf-8", "replace"), content_type or "application/octet-stream")
             self._in_target = True
+        elif disposition == b"form-data" and filename is None and self._target is None and name:
+            self._field_name = name
+            self._field_value.clear()
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if self._in_target:
             self._pending.append(bytes(data[start:end]))
+        elif self._field_name is not None and len(self._field_value) < FIELD_BYTES:
+            self._field_value.extend(data[start:end][:FIELD_BYTES - len(self._field_value)])
 
     def _part_end(self) -> None:
         if self._in_target:
             self._in_target = False
             self._target_done = True
+        elif self._field_name is not None:
+            self.fields[self._field_name] = self._field_value.decode("utf-8", "replace")
+            self._field_name = None
 
     # --- reading -------------------------------------------------------------------------
     async def _feed(self) -> None:

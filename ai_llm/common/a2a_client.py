@@ -325,14 +325,14 @@ class RemoteAgent:
             replica.client_loop = loop
         return replica.client
 
-    async def get(self, path: str, timeout_s: float = 5.0) -> httpx.Response:
+    async def get(self, path: str, timeout_s: float = 5.0, headers: dict[str, str] | None = None) -> httpx.Response:
         """`GET <replica><path>` (a plain route beside the A2A endpoint, such as `/catalog`) on the first
         replica that answers, with the same ejection as calls."""
         last: Exception | None = None
         for replica in self._order():
             try:
                 response = await shared_http(self.connect_timeout_s).get(
-                    replica.url + path, headers=self._headers(), timeout=timeout_s)
+                    replica.url + path, headers={**self._headers(), **(headers or {})}, timeout=timeout_s)
                 if response.status_code in _UNAVAILABLE_STATUSES:
                     response.raise_for_status()
             except httpx.HTTPError as exc:

@@ -52,6 +52,7 @@ from a2a.types import (
     TaskState,
 )
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from google.protobuf import json_format
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -185,7 +186,9 @@ class HubAgentExecutor(AgentExecutor):
                  for part in message.parts if part.HasField("raw")]
         if files:
             data.setdefault("files", []).extend(files)
-        metadata = dict(context.metadata or {})
+        # The message's own metadata (where the hub's clients put a call's signed identity) and the request's.
+        metadata = {**(json_format.MessageToDict(message.metadata) if message.HasField("metadata") else {}),
+                    **(context.metadata or {})}
         history = await self._history(task.context_id)
         request = AgentRequest(text=text, data=data, context_id=task.context_id, task_id=task.id,
                                history=history, metadata=metadata, store=self.store)

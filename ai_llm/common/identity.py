@@ -22,6 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,17 @@ class Viewer:
     def sql_args(self) -> tuple[bool, str | None, list[str]]:
         """(see everything, viewer id, teams): the viewer parameters of the search functions."""
         return self.everything, self.user_id, list(self.teams)
+
+
+#: The viewer of the request being handled, for code that serves several entry points (the file agent's HTTP
+#: routes and A2A skills set it first). Unset, it is the service's view: only what is shared with everyone.
+current_viewer: ContextVar[Viewer] = ContextVar("hub_viewer", default=Viewer())  # noqa: B039 (frozen)
+
+
+def may_change(viewer: Viewer, owner_id: str | None) -> bool:
+    """Whether the viewer may rename, delete or re-share a document: its owner, an admin, or a hub without
+    people; a document nobody owns (stored by the service) only by an admin or such a hub."""
+    return viewer.everything or viewer.admin or (viewer.user_id is not None and owner_id == viewer.user_id)
 
 
 def check_visibility(value: str | None, teams: tuple[str, ...] = (), admin: bool = False) -> str:

@@ -236,6 +236,9 @@ class Settings(BaseSettings):
             )
         if self.supabase_url and not self.supabase_key:
             raise UnsafeConfigurationError("SUPABASE_URL is set but SUPABASE_KEY is missing.")
+        if (self.hub_admin_password or self.hub_auth_proxy_header) and not self.hub_token:
+            raise UnsafeConfigurationError("accounts (HUB_ADMIN_PASSWORD, HUB_AUTH_PROXY_HEADER) need HUB_TOKEN: the "
+                                           "agents verify who a request acts for with a key derived from it.")
         if self.hub_auth_proxy_header and not self.hub_auth_proxy_addresses:
             raise UnsafeConfigurationError("HUB_AUTH_PROXY_HEADER needs HUB_AUTH_PROXY_ADDRESSES: a header anyone "
                                            "can send names no one.")

@@ -28,11 +28,13 @@ from ai_llm.common.events import (
     STATUS_OK,
     AgentReply,
 )
+from ai_llm.common.identity import current_viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.file_management_agent.file_records import ERROR, INDEXED, INDEXING, SKIPPED, FileRecord
 from ai_llm.file_management_agent.file_safety import PDF
 from ai_llm.file_management_agent.file_service import FileError, FileService
+from ai_llm.file_management_agent.http_routes import AUDIENCE
 from ai_llm.file_management_agent.instructions import (
     FileCommand,
     FileCommandDraft,
@@ -79,7 +81,9 @@ class FileAgent:
             model fails).
     """
 
-    def __init__(self, service: FileService, llm: LLM, default_language: str = "ko") -> None:
+    def __init__(self, service: FileService, llm: LLM, default_language: str = "ko",
+                 hub_token: str | None = None) -> None:
+        self.hub_token = hub_token
         self.service = service
         self.default_language = default_language
         self.llm = llm
@@ -87,6 +91,14 @@ class FileAgent:
         self._local_store = MemoryConversationStore()
 
     async def __call__(self, request: AgentRequest, progress: Progress) -> AgentReply:
+        # Every file this request lists, reads or changes is one its verified person may see.
+        reset = current_viewer.set(viewer_of_metadata(self.hub_token, AUDIENCE, request.metadata))
+        try:
+            return await self._handle(request, progress)
+        finally:
+            current_viewer.reset(reset)
+
+    async def _handle(self, request: AgentRequest, progress: Progress) -> AgentReply:
         lang = str(request.data.get("language") or self.default_language)
         try:
             pending = await self._take_pending(request)

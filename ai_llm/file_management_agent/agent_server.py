@@ -69,7 +69,7 @@ def create_app(deps: HubDeps, url: str, *, store: DocumentStore | None = None,
                                       timeout_s=max(settings.agent_timeout_s, 300.0), eject_s=settings.agent_eject_s)
         file_service = FileService(FileRecords(db), file_store, index, settings.max_upload_bytes)
         state["service"] = file_service
-        state["agent"] = FileAgent(file_service, deps.llm, settings.ui_language)
+        state["agent"] = FileAgent(file_service, deps.llm, settings.ui_language, settings.hub_token)
         await file_service.resume()
         try:
             yield
@@ -84,6 +84,6 @@ def create_app(deps: HubDeps, url: str, *, store: DocumentStore | None = None,
 
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
     app = build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle, history_turns=0), token=settings.hub_token,
-                          extra_routes=file_routes(service), lifespan=lifespan)
+                          extra_routes=file_routes(service, settings.hub_token), lifespan=lifespan)
     app.state.file_state = state
     return app

@@ -16,7 +16,7 @@ INDEXING, INDEXED, SKIPPED, ERROR = "indexing", "indexed", "skipped", "error"
 UPLOAD, REPORT = "upload", "report"
 SOURCE_KINDS = (UPLOAD, REPORT)
 _COLUMNS = ("id, name, stored_name, size, content_type, sha256, uploaded_at, index_status, index_error, "
-            "chunks, storage_ref, source_kind")
+            "chunks, storage_ref, source_kind, owner_id, visibility")
 
 
 class DuplicateName(Exception):
@@ -39,6 +39,8 @@ class FileRecord:
     chunks: int
     storage_ref: str
     source_kind: str = UPLOAD
+    owner_id: str | None = None  # the person the file belongs to; None: stored by the service credential
+    visibility: str = "everyone"  # private | team:<name> | everyone
 
     @property
     def download_url(self) -> str:
@@ -48,7 +50,8 @@ class FileRecord:
         return {"id": self.id, "name": self.name, "size": self.size, "content_type": self.content_type,
                 "sha256": self.sha256, "uploaded_at": self.uploaded_at.isoformat(),
                 "index_status": self.index_status, "index_error": self.index_error, "chunks": self.chunks,
-                "storage_ref": self.storage_ref, "download_url": self.download_url, "source_kind": self.source_kind}
+                "storage_ref": self.storage_ref, "download_url": self.download_url, "source_kind": self.source_kind,
+                "owner_id": self.owner_id, "visibility": self.visibility}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FileRecord:
@@ -72,10 +75,10 @@ class FileRecords:
         """Insert; `DuplicateName` when the name is taken (the caller picks the next suffix)."""
         try:
             await self.db.execute(
-                f"INSERT INTO file_records ({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                f"INSERT INTO file_records ({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (record.id, record.name, record.stored_name, record.size, record.content_type, record.sha256,
                  record.uploaded_at, record.index_status, record.index_error, record.chunks,
-                 record.storage_ref, record.source_kind))
+                 record.storage_ref, record.source_kind, record.owner_id, record.visibility))
         except psycopg.errors.UniqueViolation as exc:
             if "name" in str(exc.diag.constraint_name or ""):
                 raise DuplicateName(record.name) from exc
@@ -114,6 +117,9 @@ class FileRecords:
             await self.db.execute("UPDATE file_records SET name = %s WHERE id = %s", (name, _uuid(file_id)))
         except psycopg.errors.UniqueViolation as exc:
             raise DuplicateName(name) from exc
+
+    async def set_visibility(self, file_id: str, visibility: str) -> None:
+        await self.db.execute("UPDATE file_records SET visibility = %s WHERE id = %s", (visibility, _uuid(file_id)))
 
     async def delete(self, file_id: str) -> None:
         await self.db.execute("DELETE FROM file_records WHERE id = %s", (_uuid(file_id),))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ai_llm.common.identity import check_visibility, current_viewer, may_change
 from ai_llm.file_management_agent.document_store import DocumentStore, StoreError, UnsafePath
 from ai_llm.file_management_agent.file_records import (
     ERROR,
@@ -76,6 +77,16 @@ class UnsupportedFile(FileError):
     code = "unsupported_type"
 
 
+class BadVisibility(FileError):
+    status_code = 422
+    code = "invalid_visibility"
+
+
+class NotYours(FileError):
+    status_code = 403
+    code = "forbidden"
+
+
 class FileNotFound(FileError):
     status_code = 404
     code = "not_found"
@@ -126,7 +137,7 @@ class FileService:
 
     # -- upload ---------------------------------------------------------------------------
     async def upload(self, name: str, chunks: AsyncIterable[bytes], declared_size: int | None = None,
-                     source_kind: str = UPLOAD) -> UploadResult:
+                     source_kind: str = UPLOAD, visibility: str | None = None) -> UploadResult:
         """Stream `chunks` into the store as `name`; indexing starts in the background.
 
         The size limit is enforced while reading (nothing over the limit is kept), the type is decided
@@ -135,6 +146,14 @@ class FileService:
         """
         if source_kind not in SOURCE_KINDS:
             raise BadSourceKind(f"source_kind must be one of {', '.join(SOURCE_KINDS)}, not {source_kind!r}")
+        viewer = current_viewer.get()
+        # A person's upload is private unless they say otherwise; the service's (a script, a hub without
+        # people) is everyone's, as files were before owners.
+        try:
+            chosen = check_visibility(visibility or ("private" if viewer.user_id else "everyone"), viewer.teams,
+                                      viewer.admin or viewer.user_id is None)
+        except ValueError as exc:
+            raise BadVisibility(str(exc)) from exc
         try:
             clean = sanitize_name(name)
         except InvalidFileName as exc:
@@ -171,11 +190,12 @@ class FileService:
         notices: list[str] = []
         if detected.corrected:
             notices.append(f"content is {detected.content_type}; stored as {detected.name}")
-        duplicates = [r.name for r in await self.records.by_sha256(sha256)]
+        duplicates = [r.name for r in await self.records.by_sha256(sha256) if viewer.may_read(r.owner_id, r.visibility)]
         record = FileRecord(id=file_id, name=detected.name, stored_name=key, size=size,
                             content_type=detected.content_type, sha256=sha256, uploaded_at=datetime.now(UTC),
                             index_status=INDEXING, index_error=None, chunks=0,
-                            storage_ref=self.store.storage_ref(key), source_kind=source_kind)
+                            storage_ref=self.store.storage_ref(key), source_kind=source_kind,
+                            owner_id=viewer.user_id, visibility=chosen)
         try:
             await self._insert_with_free_name(record)
         except BaseException:
@@ -225,7 +245,8 @@ class FileService:
                 content = None if path is not None else await self.store.read_all(record.stored_name)
                 result = await self.index.index(storage_ref=record.storage_ref, file_name=record.name,
                                                 file_url=record.download_url, file_id=record.id, path=path,
-                                                content=content, source_kind=record.source_kind)
+                                                content=content, source_kind=record.source_kind,
+                                                owner_id=record.owner_id, visibility=record.visibility)
             except (IndexUnavailable, StoreError) as exc:
                 await self.records.set_index(file_id, ERROR, f"indexing failed: {exc}")
             except Exception as exc:  # never leave a record stuck in `indexing`
@@ -245,7 +266,7 @@ class FileService:
     async def reindex(self, file_id: str) -> FileRecord:
         """Retry indexing (a file marked `error`, or a forced refresh)."""
         async with self._locks[file_id]:
-            record = await self._get(file_id)
+            record = await self._get(file_id, change=True)
             if record.index_status == INDEXING and file_id in self._tasks:
                 return record
             await self.records.set_index(file_id, INDEXING, None)
@@ -272,17 +293,42 @@ class FileService:
         await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
     # -- queries --------------------------------------------------------------------------
-    async def _get(self, file_id: str) -> FileRecord:
+    async def _get(self, file_id: str, change: bool = False) -> FileRecord:
+        """The record, when the request's viewer may read it (else as unknown as a missing one); `change`:
+        also when they may change it (owner or admin), else `NotYours`."""
         record = await self.records.get(file_id)
-        if record is None:
+        viewer = current_viewer.get()
+        if record is None or not viewer.may_read(record.owner_id, record.visibility):
             raise FileNotFound(f"no file with id {file_id}")
+        if change and not may_change(viewer, record.owner_id):
+            raise NotYours("only the file's owner (or an administrator) may change it")
         return record
 
     async def get(self, file_id: str) -> FileRecord:
         return await self._get(file_id)
 
     async def all(self) -> list[FileRecord]:
-        return await self.records.all()
+        """The files the request's viewer may read."""
+        viewer = current_viewer.get()
+        return [r for r in await self.records.all() if viewer.may_read(r.owner_id, r.visibility)]
+
+    async def set_visibility(self, file_id: str, visibility: str) -> FileRecord:
+        """Share a file differently (its owner or an admin); its chunks follow at once."""
+        async with self._locks[file_id]:
+            record = await self._get(file_id, change=True)
+            viewer = current_viewer.get()
+            try:
+                chosen = check_visibility(visibility, viewer.teams, viewer.admin or viewer.everything)
+            except ValueError as exc:
+                raise BadVisibility(str(exc)) from exc
+            if record.index_status in (INDEXED, SKIPPED):
+                try:
+                    await self.index.update(record.storage_ref, record.name, record.download_url, chosen)
+                except IndexUnavailable as exc:
+                    raise IndexOutOfStep(f"not changed: the RAG index could not be updated ({exc})") from exc
+            await self.records.set_visibility(file_id, chosen)
+            record.visibility = chosen
+            return record
 
     # -- rename / delete ------------------------------------------------------------------
     async def rename(self, file_id: str, new_name: str) -> FileRecord:
@@ -292,7 +338,7 @@ class FileService:
         except InvalidFileName as exc:
             raise BadFileName(str(exc)) from exc
         async with self._locks[file_id]:
-            record = await self._get(file_id)
+            record = await self._get(file_id, change=True)
             stored_ext = split_ext(record.stored_name)[1]
             ext = split_ext(clean)[1]
             if ext != stored_ext:
@@ -323,7 +369,7 @@ class FileService:
     async def delete(self, file_id: str) -> dict[str, Any]:
         """Delete the file's chunks, its bytes and its record (in that order)."""
         async with self._locks[file_id]:
-            record = await self._get(file_id)
+            record = await self._get(file_id, change=True)
             deleted_chunks = 0
             try:
                 deleted_chunks = await self.index.delete(record.storage_ref)

@@ -2,7 +2,7 @@
 
 `POST /files?name=` streams the raw body into the store, `GET /files[/{id}]` lists records,
 `GET /files/{id}/content` serves the bytes with HTTP range support, `PATCH`/`DELETE /files/{id}` rename
-and delete, `POST /files/{id}/reindex` retries indexing. The backend proxies the UI's `/api/files` here.
+(`{"name"}`), re-share (`{"visibility"}`) and delete, `POST /files/{id}/reindex` retries indexing. The backend proxies the UI's `/api/files` here.
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ai_llm.common.identity import HEADER, current_viewer, viewer_from
 from ai_llm.file_management_agent.document_store import StoreError
 from ai_llm.file_management_agent.file_service import FileError, FileService
+
+#: The audience of the identities this agent accepts (the name the backend and orchestrator sign for).
+AUDIENCE = "file_management"
 
 
 def _error(status: int, code: str, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -65,15 +69,19 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     return first, min(last, size - 1)
 
 
-def file_routes(service_of: Callable[[], FileService]) -> list[Route]:
-    """The routes, reading the service lazily (it is created in the app's lifespan)."""
+def file_routes(service_of: Callable[[], FileService], hub_token: str | None = None) -> list[Route]:
+    """The routes, reading the service lazily (it is created in the app's lifespan). Each request acts for
+    the person its `X-Hub-Identity` header names (signed by the backend for this agent), else the service."""
 
     def guard(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
         async def wrapped(request: Request) -> Response:
+            reset = current_viewer.set(viewer_from(hub_token, AUDIENCE, request.headers.get(HEADER)))
             try:
                 return await handler(request)  # type: ignore[no-any-return]
             except FileError as exc:
                 return _error(exc.status_code, exc.code, exc.message)
+            finally:
+                current_viewer.reset(reset)
         return wrapped
 
     async def upload(request: Request) -> Response:
@@ -83,7 +91,8 @@ def file_routes(service_of: Callable[[], FileService]) -> list[Route]:
         declared = request.headers.get("content-length")
         result = await service_of().upload(name, request.stream(),
                                            int(declared) if declared and declared.isdigit() else None,
-                                           request.query_params.get("source_kind") or "upload")
+                                           request.query_params.get("source_kind") or "upload",
+                                           request.query_params.get("visibility"))
         return JSONResponse(result.to_dict(), status_code=201,
                             headers={"Location": f"/files/{result.record.id}"})
 
@@ -134,6 +143,9 @@ def file_routes(service_of: Callable[[], FileService]) -> list[Route]:
             payload = json.loads(await request.body() or b"{}")
         except json.JSONDecodeError:
             return _error(400, "bad_json", "body must be JSON like {\"name\": \"new name.pdf\"}")
+        if isinstance(payload, dict) and isinstance(payload.get("visibility"), str) and "name" not in payload:
+            record = await service_of().set_visibility(request.path_params["file_id"], payload["visibility"])
+            return JSONResponse(record.to_dict())
         if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
             return _error(400, "missing_name", "body must be JSON like {\"name\": \"new name.pdf\"}")
         record = await service_of().rename(request.path_params["file_id"], payload["name"])

@@ -29,7 +29,8 @@ class DocumentIndex(Protocol):
 
     async def index(self, *, storage_ref: str, file_name: str, file_url: str, file_id: str,
                     path: Path | None = None, content: bytes | None = None,
-                    source_kind: str = "upload") -> IndexResult:
+                    source_kind: str = "upload", owner_id: str | None = None,
+                    visibility: str = "everyone") -> IndexResult:
         """Index one document by `path` or by its bytes."""
         ...
 
@@ -37,8 +38,8 @@ class DocumentIndex(Protocol):
         """Remove every chunk of `storage_ref`; returns how many were deleted."""
         ...
 
-    async def update(self, storage_ref: str, file_name: str, file_url: str) -> int:
-        """Rewrite the file name/URL of `storage_ref`'s chunks; returns how many were updated."""
+    async def update(self, storage_ref: str, file_name: str, file_url: str, visibility: str | None = None) -> int:
+        """Rewrite the file name/URL (and, given, the visibility) of `storage_ref`'s chunks."""
         ...
 
 
@@ -67,11 +68,14 @@ class RagIndex:
 
     async def index(self, *, storage_ref: str, file_name: str, file_url: str, file_id: str,
                     path: Path | None = None, content: bytes | None = None,
-                    source_kind: str = "upload") -> IndexResult:
+                    source_kind: str = "upload", owner_id: str | None = None,
+                    visibility: str = "everyone") -> IndexResult:
         """Index one document by `path` (local store) or by its bytes (`content_b64`); `source_kind`
-        (`upload` or `report`) says whether it is a person's document or the hub's own report."""
+        (`upload` or `report`) says whether it is a person's document or the hub's own report; `owner_id`
+        and `visibility` say who may read its chunks."""
         document: dict[str, Any] = {"storage_ref": storage_ref, "file_name": file_name, "file_url": file_url,
-                                    "file_id": file_id, "source_kind": source_kind}
+                                    "file_id": file_id, "source_kind": source_kind, "owner_id": owner_id,
+                                    "visibility": visibility}
         if path is not None:
             document["path"] = str(path)
         else:
@@ -92,10 +96,11 @@ class RagIndex:
             raise IndexUnavailable(str(data.get("error") or data))
         return int(data.get("deleted_chunks") or 0)
 
-    async def update(self, storage_ref: str, file_name: str, file_url: str) -> int:
-        """Rewrite the file name/URL carried by `storage_ref`'s chunks (after a rename)."""
+    async def update(self, storage_ref: str, file_name: str, file_url: str, visibility: str | None = None) -> int:
+        """Rewrite the file name/URL (and, given, the visibility) of `storage_ref`'s chunks."""
         data = await self._call(f"update {storage_ref}", {"skill": "update_document", "storage_ref": storage_ref,
-                                                          "file_name": file_name, "file_url": file_url})
+                                                          "file_name": file_name, "file_url": file_url,
+                                                          **({"visibility": visibility} if visibility else {})})
         if data.get("status") == "error":
             raise IndexUnavailable(str(data.get("error") or data))
         return int(data.get("updated_chunks") or 0)

@@ -560,10 +560,18 @@ class RagAgent:
         if not ref:
             return {"reply": AgentReply(text=message("rag.missing_ref", language), agent=AGENT_NAME,
                                         data={"status": STATUS_ERROR, "error": "storage_ref is required"})}
+        viewer = state.get("viewer")
+        if viewer is not None and viewer.user_id is not None:
+            # A person manages documents through the file store, which checks ownership; the index's own
+            # delete/update skills are the file store's (service credential), never a person's.
+            return {"reply": AgentReply(text=message("rag.manage_refused", language), agent=AGENT_NAME,
+                                        data={"status": STATUS_ERROR, "error": "forbidden"})}
         if state["intent"] == "delete":
             n = await self.indexing.delete(ref)
             return {"reply": AgentReply(text=message("rag.deleted", language, ref=ref, n=n), agent=AGENT_NAME,
                                         data={"status": STATUS_OK, "deleted_chunks": n})}
+        if data.get("visibility"):
+            await self.store.set_visibility(ref, str(data["visibility"]))
         n = await self.indexing.update(ref, data.get("file_name"), data.get("file_url"))
         return {"reply": AgentReply(text=message("rag.updated", language, ref=ref, n=n), agent=AGENT_NAME,
                                     data={"status": STATUS_OK, "updated_chunks": n})}

@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.events import AgentReply
+from ai_llm.common.identity import HEADER, viewer_from
 from ai_llm.common.runtime import HubDeps
 from ai_llm.internal_rag_agent.agent import AGENT_NAME, RagAgent
 from ai_llm.internal_rag_agent.catalog import DocumentCatalog
@@ -54,9 +55,11 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
             catalogs["catalog"] = DocumentCatalog(db)
         return holder["agent"]
 
-    async def catalog(_: Request) -> JSONResponse:
+    async def catalog(request: Request) -> JSONResponse:
         await get_agent()
-        entries = await catalogs["catalog"].entries()
+        # The documents the person the orchestrator signed for may read (the service: everyone's only).
+        viewer = viewer_from(deps.settings.hub_token, AGENT_NAME, request.headers.get(HEADER))
+        entries = await catalogs["catalog"].entries(viewer)
         return JSONResponse({"documents": [e.to_dict() for e in entries]})
 
     @asynccontextmanager

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ai_llm.common.db import Database
+from ai_llm.common.identity import Viewer
 from ai_llm.common.text import is_korean, split_sentences
 
 #: Key terms kept per document.
@@ -43,9 +44,13 @@ class CatalogEntry:
     pages: int
     chunks: int
     key_terms: list[str] = field(default_factory=list)
+    owner_id: str | None = None
+    visibility: str = "everyone"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        del out["owner_id"], out["visibility"]  # who may see it decides the list, it is not shown
+        return out
 
 
 def language_of(text: str) -> str:
@@ -94,7 +99,9 @@ def build_catalog(rows: list[dict[str, Any]]) -> list[CatalogEntry]:
         pages = {int(p) for r in chunks for p in (r.get("pages") or [])}
         entries.append(CatalogEntry(storage_ref=ref, file_name=chunks[0].get("file_name") or ref,
                                     title=title_of(str(chunks[0]["content"])), language=language_of(sample),
-                                    pages=max(pages) if pages else 0, chunks=len(chunks), key_terms=terms[ref]))
+                                    pages=max(pages) if pages else 0, chunks=len(chunks), key_terms=terms[ref],
+                                    owner_id=chunks[0].get("owner_id"),
+                                    visibility=chunks[0].get("visibility") or "everyone"))
     return entries
 
 
@@ -111,16 +118,21 @@ class DocumentCatalog:
         self._entries: list[CatalogEntry] = []
         self._lock = asyncio.Lock()
 
-    async def entries(self) -> list[CatalogEntry]:
-        """The current catalog (recomputed only when the chunk count or newest `updated_at` changed)."""
+    async def entries(self, viewer: Viewer | None = None) -> list[CatalogEntry]:
+        """The documents `viewer` may read (none given: those shared with everyone); the catalog is
+        recomputed only when the chunks, their newest `updated_at` or any document's visibility changed."""
         if self.db is None:
             return []
-        row = await self.db.fetchone("SELECT count(*) AS n, max(updated_at) AS changed FROM document_chunks")
-        signature = (row or {}).get("n"), (row or {}).get("changed")
+        row = await self.db.fetchone(
+            "SELECT count(*) AS n, max(updated_at) AS changed, "
+            "md5(coalesce(string_agg(DISTINCT storage_ref || ':' || visibility, ','), '')) AS shared "
+            "FROM document_chunks")
+        signature = (row or {}).get("n"), (row or {}).get("changed"), (row or {}).get("shared")
+        reader = viewer or Viewer.service()
         async with self._lock:
             if signature != self._signature:
-                rows = await self.db.fetch("SELECT storage_ref, file_name, chunk_index, content, pages, tokens "
-                                           "FROM document_chunks")
+                rows = await self.db.fetch("SELECT storage_ref, file_name, chunk_index, content, pages, tokens, "
+                                           "owner_id, visibility FROM document_chunks")
                 self._entries = await asyncio.to_thread(build_catalog, rows)
                 self._signature = signature
-            return list(self._entries)
+            return [e for e in self._entries if reader.may_read(e.owner_id, e.visibility)]

@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ai_llm.common import identity
 from ai_llm.common.a2a_client import RemoteAgent
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.conversation_store import ConversationStore, MemoryConversationStore
@@ -31,6 +32,7 @@ from ai_llm.common.events import (
     AgentReply,
     announce_if_slow,
 )
+from ai_llm.common.identity import viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import LANGUAGES, language_or_default, message
 from ai_llm.common.messages import catalog as message_catalog
@@ -116,12 +118,13 @@ class Orchestrator:
                  step_timeout_s: float = 90.0,
                  planning_model: str | None = None, synthesis_model: str | None = None,
                  relevance_threshold: float = 0.5, default_language: str = "ko",
-                 agent_timeouts: Mapping[str, float] | None = None) -> None:
+                 agent_timeouts: Mapping[str, float] | None = None, hub_token: str | None = None) -> None:
         self.llm = llm
+        self.hub_token = hub_token
         self.agents = agents if isinstance(agents, AgentRegistry) else AgentRegistry(agents)
         self.planner = Planner(llm, OfflineClassifier(), model=planning_model)
         self.executor = PlanExecutor(self.agents, step_timeout_s, on_unreachable=self.agents.forget,
-                                     agent_timeouts=agent_timeouts)
+                                     agent_timeouts=agent_timeouts, hub_token=hub_token)
         self.synthesis_model = synthesis_model
         self.relevance_threshold = relevance_threshold
         self.default_language = language_or_default(default_language)
@@ -177,7 +180,12 @@ class Orchestrator:
         history = self.history_of(request)
         await progress(message("orchestrator.planning", language), stage="planning", progress=0.05)
         infos = await self.agents.infos()
-        catalog = await self.agents.catalog()
+        # The person the backend signed for this request: the planner sees only their documents, and each
+        # step's agent gets its own signed copy.
+        viewer = viewer_of_metadata(self.hub_token, "orchestrator", request.metadata)
+        rag_identity = identity.forward(self.hub_token, viewer, "internal_rag")
+        catalog = await self.agents.catalog({identity.HEADER: rag_identity[identity.METADATA_KEY]}
+                                            if rag_identity else None, viewer.user_id)
         # The previous turn of this conversation (its answer, intent, question): follow-ups are planned with it,
         # and a DIRECT rework or a report of the last answer starts from it.
         last = await self._recall(request)
@@ -215,7 +223,7 @@ class Orchestrator:
             run_plan = IntentPlan(intent=plan.intent, steps=[first.model_copy(update={
                 "instruction": f"{first.instruction}\n\n이전 결과:\n[orchestrator] {last['text'][:PREVIOUS_RESULT_CHARS]}"})])
         results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
-                                               emit=progress)
+                                               emit=progress, viewer=viewer)
         answer, status, extra, synthesis = await self._compose(question, plan, results, base_data,
                                                                request.context_id, language, progress)
         all_results = results + extra

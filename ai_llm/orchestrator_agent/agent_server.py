@@ -39,7 +39,7 @@ def build_orchestrator(deps: HubDeps, *,
         step_timeout_s=settings.orchestrator_step_timeout_s,
         planning_model=settings.llm_model, synthesis_model=settings.synthesis_model,
         relevance_threshold=settings.relevance_threshold, default_language=settings.ui_language,
-        agent_timeouts=parse_agent_timeouts(settings.orchestrator_agent_timeouts))
+        agent_timeouts=parse_agent_timeouts(settings.orchestrator_agent_timeouts), hub_token=settings.hub_token)
 
 
 def create_app(deps: HubDeps, url: str, *,

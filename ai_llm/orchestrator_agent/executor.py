@@ -16,9 +16,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ai_llm.common import identity
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnavailable, RemoteAgent, RemoteAgentError
 from ai_llm.common.degraded import add_degraded
 from ai_llm.common.events import STATUS_ERROR, STATUS_OK, StatusEvent
+from ai_llm.common.identity import Viewer
 from ai_llm.common.messages import DEFAULT_LANGUAGE, catalog, message
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, topological_layers
 
@@ -89,6 +91,7 @@ class StepCall:
     text: str
     data: dict[str, Any]
     context_id: str
+    metadata: dict[str, Any] = field(default_factory=dict)  # the signed identity for this agent
 
 
 class PlanExecutor:
@@ -103,8 +106,9 @@ class PlanExecutor:
 
     def __init__(self, agents: Mapping[str, RemoteAgent], step_timeout_s: float = 90.0,
                  on_unreachable: Callable[[str], None] | None = None,
-                 agent_timeouts: Mapping[str, float] | None = None) -> None:
+                 agent_timeouts: Mapping[str, float] | None = None, hub_token: str | None = None) -> None:
         self.agents = agents
+        self.hub_token = hub_token
         self.step_timeout_s = step_timeout_s
         self.on_unreachable = on_unreachable
         self.agent_timeouts = dict(agent_timeouts or {})
@@ -114,7 +118,7 @@ class PlanExecutor:
         return self.agent_timeouts.get(agent, self.step_timeout_s)
 
     def build_call(self, step: PlanStep, deps: list[StepResult], base_data: dict[str, Any],
-                   context_id: str) -> StepCall:
+                   context_id: str, viewer: Viewer | None = None) -> StepCall:
         data = dict(base_data)
         if step.skill:
             data["skill"] = step.skill
@@ -123,7 +127,8 @@ class PlanExecutor:
             text = f"{text}\n\n{previous_block(deps)}"
             data["previous_results"] = [{"agent": r.agent, "text": r.text[:PREVIOUS_RESULT_CHARS], "data": r.data,
                                          "step": r.index} for r in deps]
-        return StepCall(text, data, sub_context_id(context_id, step.agent))
+        metadata = identity.forward(self.hub_token, viewer, step.agent) if viewer is not None else {}
+        return StepCall(text, data, sub_context_id(context_id, step.agent), metadata)
 
     async def run_step(self, index: int, step: PlanStep, call: StepCall, emit: Emit | None) -> StepResult:
         """Call one agent: timeout, one retry on a connection error, forwarded status events."""
@@ -147,7 +152,7 @@ class PlanExecutor:
                     attempts += 1
                     try:
                         reply = await agent.ask(call.text, data=call.data, context_id=call.context_id,
-                                                on_status=forward)
+                                                metadata=call.metadata or None, on_status=forward)
                     except AgentTimeout as exc:
                         status, last_error = STATUS_TIMEOUT, str(exc)
                         break
@@ -176,7 +181,8 @@ class PlanExecutor:
 
     async def run_plan(self, plan: IntentPlan, *, base_data: dict[str, Any] | None = None,
                        context_id: str = "", emit: Emit | None = None,
-                       on_step_done: Callable[[StepResult], Awaitable[None]] | None = None) -> list[StepResult]:
+                       on_step_done: Callable[[StepResult], Awaitable[None]] | None = None,
+                       viewer: Viewer | None = None) -> list[StepResult]:
         """Run every step of a validated plan; returns one result per step, in plan order.
 
         A step whose predecessors all failed is skipped (its input is gone); with at least one usable
@@ -198,7 +204,7 @@ class PlanExecutor:
                     await emit(_start_message(step.agent, base.get("language", DEFAULT_LANGUAGE)), stage="step_start",
                                progress=round(0.1 + 0.75 * len(results) / total, 3), agent=step.agent,
                                data={"step": index})
-                call = self.build_call(step, usable, base, context_id)
+                call = self.build_call(step, usable, base, context_id, viewer)
                 result = await self.run_step(index, step, call, emit)
             results[index] = result
             if emit is not None:

@@ -55,26 +55,33 @@ class AgentRegistry(Mapping[str, RemoteAgent]):
         self.card_timeout_s = card_timeout_s
         self.catalog_ttl_s = catalog_ttl_s
         self._infos: dict[str, tuple[float, AgentInfo]] = {}
-        self._catalog: list[dict[str, Any]] = []
-        self._catalog_at: float | None = None
+        #: Per viewer (a user id; None for the service): (fetched at, documents that viewer may read).
+        self._catalogs: dict[str | None, tuple[float, list[dict[str, Any]]]] = {}
 
-    async def catalog(self) -> list[dict[str, Any]]:
-        """The RAG agent's document catalog (`GET /catalog`), reused for `catalog_ttl_s`; when the fetch fails
-        the last one is kept (an empty list before the first success)."""
+    async def catalog(self, identity_headers: dict[str, str] | None = None,
+                      viewer_key: str | None = None) -> list[dict[str, Any]]:
+        """The RAG agent's document catalog (`GET /catalog`) as one viewer may see it (`identity_headers`
+        signed for the RAG agent; `viewer_key` names whose it is), reused for `catalog_ttl_s`; when the
+        fetch fails that viewer's last one is kept (an empty list before the first success)."""
         agent = self._agents.get(CATALOG_AGENT)
         now = time.monotonic()
-        if agent is None or (self._catalog_at is not None and now - self._catalog_at < self.catalog_ttl_s):
-            return self._catalog
-        self._catalog_at = now
+        at, documents = self._catalogs.get(viewer_key, (None, []))
+        if agent is None or (at is not None and now - at < self.catalog_ttl_s):
+            return documents
+        self._catalogs[viewer_key] = (now, documents)
+        if len(self._catalogs) > 1000:  # bounded: the oldest viewers' catalogs go
+            for key, _ in sorted(self._catalogs.items(), key=lambda item: item[1][0])[:500]:
+                self._catalogs.pop(key, None)
         try:  # from whichever replica answers, over the shared kept-alive pool
-            response = await agent.get("/catalog", timeout_s=self.card_timeout_s)
+            response = await agent.get("/catalog", timeout_s=self.card_timeout_s, headers=identity_headers)
             response.raise_for_status()
-            documents = response.json().get("documents")
-            if isinstance(documents, list):
-                self._catalog = [d for d in documents if isinstance(d, dict)]
+            fetched = response.json().get("documents")
+            if isinstance(fetched, list):
+                documents = [d for d in fetched if isinstance(d, dict)]
+                self._catalogs[viewer_key] = (now, documents)
         except (httpx.HTTPError, RemoteAgentError, ValueError, AttributeError):
             pass  # an agent without the route, down or hung: plan with the last catalog
-        return self._catalog
+        return documents
 
     def __getitem__(self, name: str) -> RemoteAgent:
         return self._agents[name]

@@ -85,3 +85,17 @@ def real_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[
     with offline_hub(session_dir / "real-hub", eval_data=EVAL_DATA, database_url=pg_url,
                      embedding_url=embedding_server) as hub:
         yield hub
+
+
+#: The service credential and first admin password of `team_hub`.
+TEAM_HUB_TOKEN = "team-hub-service-token-1234"
+TEAM_HUB_ADMIN_PASSWORD = "team-hub-admin-password"
+
+
+@pytest.fixture(scope="session")
+def team_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[OfflineHub]:
+    """The whole offline hub with accounts on (`HUB_TOKEN` and `HUB_ADMIN_PASSWORD`), on the session's
+    Postgres and embedding server."""
+    with offline_hub(session_dir / "team-hub", database_url=pg_url, embedding_url=embedding_server,
+                     hub_token=TEAM_HUB_TOKEN, admin_password=TEAM_HUB_ADMIN_PASSWORD) as hub:
+        yield hub

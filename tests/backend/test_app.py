@@ -132,6 +132,7 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
             ("POST", "/api/login"): {"json": admin},
             ("POST", "/api/users"): {"json": {"username": f"u-{uuid.uuid4().hex[:8]}", "password": "password-42"}},
             ("PATCH", "/api/chats/{conversation_id}"): {"json": {"title": "renamed"}},
+            ("PATCH", "/api/files/{file_id}"): {"json": {"visibility": "everyone"}},
         }
         # After every other use of the uploaded file and the conversation; logging out last of all.
         last = [("DELETE", "/api/files/{file_id}"), ("DELETE", "/api/chats/{conversation_id}"), ("POST", "/api/logout")]

@@ -24,5 +24,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "en": "Indexing: {success} indexed, {skipped} skipped, {error} failed"},
     "deleted": {"ko": "'{ref}' 문서의 색인 조각 {n}개를 삭제했습니다.", "en": "Deleted {n} indexed chunks of '{ref}'."},
     "updated": {"ko": "'{ref}' 문서의 색인 정보 {n}건을 갱신했습니다.", "en": "Updated {n} indexed chunks of '{ref}'."},
+    "manage_refused": {"ko": "문서 삭제와 변경은 파일 관리에서 할 수 있습니다.",
+                       "en": "Documents are deleted and changed through file management."},
     "missing_ref": {"ko": "storage_ref가 필요합니다.", "en": "storage_ref is required."},
 }

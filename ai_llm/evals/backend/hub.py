@@ -59,7 +59,8 @@ def hotpotqa_corpus(eval_data: Path | None, target: Path) -> Path | None:
 @contextmanager
 def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: str | None = None,
                 embedding_url: str | None = None, timeout_s: float = 240.0,
-                replicas: dict[str, int] | None = None, freeze_heap: bool = False) -> Iterator[OfflineHub]:
+                replicas: dict[str, int] | None = None, freeze_heap: bool = False,
+                hub_token: str | None = None, admin_password: str | None = None) -> Iterator[OfflineHub]:
     """Start every hub process on free ports (reusing a database / embedding server when given); stop all.
 
     Args:
@@ -71,12 +72,14 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
             supervised here, so a replica killed by a benchmark stays down.
         freeze_heap: freeze this process's heap before forking the hub's processes, as `hub up` does
             (`Launcher`); for a command that only runs this hub, not a test process.
+        hub_token, admin_password: `HUB_TOKEN` and `HUB_ADMIN_PASSWORD` (accounts and login), when given.
     """
     corpus = hotpotqa_corpus(eval_data, data_dir / "corpus" / "hotpotqa.jsonl")
     settings = Settings(_env_file=None, hub_host="127.0.0.1", data_dir=data_dir,  # type: ignore[call-arg]
                         database_url=database_url,
                         embedding_url=embedding_url, local_corpus=corpus, openai_api_key=None,
-                        openai_base_url=None, embedding_provider="local")
+                        openai_base_url=None, embedding_provider="local", hub_token=hub_token,
+                        hub_admin_password=admin_password)
     only = {s.name for s in SERVICES} - ({"embedding_server"} if embedding_url else set())
     launcher = OfflineLauncher(settings, only=only, ephemeral=True, replicas=replicas, freeze_heap=freeze_heap)
     try:

@@ -40,7 +40,7 @@ class _NoIndex:
     async def delete(self, storage_ref: str) -> int:
         return 0
 
-    async def update(self, storage_ref: str, file_name: str, file_url: str) -> int:
+    async def update(self, storage_ref: str, file_name: str, file_url: str, visibility: str | None = None) -> int:
         return 0
 
 

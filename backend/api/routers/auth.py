@@ -28,6 +28,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ai_llm.common import identity
+from ai_llm.common.settings import Settings
 from backend.accounts import LOCAL, SERVICE, AccountError, Principal
 from backend.api.deps import StateDep
 from backend.api.state import BackendState
@@ -115,6 +117,25 @@ def current_principal(request: Request) -> Principal:
 
 
 PrincipalDep = Annotated[Principal, Depends(current_principal)]
+
+
+def _signed(state_token: str | None, principal: Principal, audience: str) -> str | None:
+    if not principal.is_user or principal.user_id is None:
+        return None
+    return identity.issue(state_token, audience, principal.user_id, principal.username, principal.teams,
+                          principal.admin)
+
+
+def identity_headers(settings: Settings, principal: Principal, audience: str) -> dict[str, str]:
+    """The header that tells an agent's HTTP routes whom a call acts for (signed for that agent)."""
+    token = _signed(settings.hub_token, principal, audience)
+    return {identity.HEADER: token} if token else {}
+
+
+def identity_metadata(settings: Settings, principal: Principal, audience: str) -> dict[str, str]:
+    """The A2A message metadata that tells an agent whom a call acts for (signed for that agent)."""
+    token = _signed(settings.hub_token, principal, audience)
+    return {identity.METADATA_KEY: token} if token else {}
 
 
 def require_admin(principal: PrincipalDep) -> Principal:

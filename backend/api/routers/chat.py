@@ -17,7 +17,7 @@ from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnava
 from ai_llm.common.events import AgentReply, StatusEvent
 from ai_llm.common.messages import message
 from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep
-from backend.api.routers.auth import PrincipalDep
+from backend.api.routers.auth import PrincipalDep, identity_metadata
 from backend.orchestrator_tasks import CHAT_TAG, new_chat_tag
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,8 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
             planning_relayed = False
             called = True  # from here on the orchestrator may hold a task for this message
             async for event in orchestrator.stream(body.message, data=data, context_id=conversation_id,
-                                                   metadata={CHAT_TAG: chat_tag}):
+                                                   metadata={CHAT_TAG: chat_tag,
+                                                             **identity_metadata(settings, principal, "orchestrator")}):
                 if isinstance(event, StatusEvent):
                     if not planning_relayed and event.agent == "orchestrator" and event.stage == "planning":
                         planning_relayed = True  # the client already has this line, from the backend

@@ -13,9 +13,11 @@ from typing import Annotated, Any, Literal
 import httpx
 from fastapi import APIRouter, HTTPException, Path, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
 
 from backend.api.deps import DbDep, FileAgentDep, SettingsDep
+from backend.api.routers.auth import PrincipalDep, identity_headers
 from backend.multipart_stream import (
     MultipartFileStream,
     UploadError,
@@ -27,6 +29,8 @@ from backend.multipart_stream import (
 log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api/files", tags=["files"])
+#: The audience of the identities sent to the file-management agent.
+FILE_AGENT = "file_management"
 
 FILE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 FileId = Annotated[str, Path(pattern=FILE_ID_PATTERN, description="file id from the file list")]
@@ -72,8 +76,10 @@ def _relay_error(response: httpx.Response) -> HTTPException:
 
 @router.post("", status_code=201, openapi_extra=UPLOAD_BODY,
              responses={413: {"description": "file too large"}, 422: {"description": "no `file` field"}})
-async def upload_file(request: Request, files: FileAgentDep, settings: SettingsDep) -> JSONResponse:
-    """Upload one file (multipart field `file`); indexing starts in the background."""
+async def upload_file(request: Request, files: FileAgentDep, settings: SettingsDep,
+                      principal: PrincipalDep) -> JSONResponse:
+    """Upload one file (multipart field `file`; a `visibility` field before it — `private` (default for a
+    person), `team:<name>` or `everyone` — or `?visibility=`); indexing starts in the background."""
     limit = settings.max_upload_bytes
     too_large = f"the file is larger than the {settings.max_upload_mb:g} MB upload limit (MAX_UPLOAD_MB)"
     try:
@@ -94,8 +100,11 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
     if any(ord(c) < 32 or ord(c) == 127 for c in name):
         raise HTTPException(422, "the file name contains control characters")
     try:
-        response = await files.post("/files", params={"name": name}, content=upload.chunks(),
-                                    headers={"Content-Type": part.content_type})
+        visibility = upload.fields.get("visibility") or request.query_params.get("visibility")
+        response = await files.post("/files", params={"name": name, **({"visibility": visibility} if visibility else {})},
+                                    content=upload.chunks(),
+                                    headers={"Content-Type": part.content_type,
+                                             **identity_headers(settings, principal, FILE_AGENT)})
     except UploadTooLarge as exc:
         raise HTTPException(413, too_large) from exc
     except UploadIncomplete as exc:
@@ -112,10 +121,10 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
 
 
 @router.get("")
-async def list_files(files: FileAgentDep) -> list[dict[str, Any]]:
+async def list_files(files: FileAgentDep, settings: SettingsDep, principal: PrincipalDep) -> list[dict[str, Any]]:
     """Every stored file with its index status (`indexing`, `indexed`, `skipped`, `error`)."""
     try:
-        response = await files.get("/files")
+        response = await files.get("/files", headers=identity_headers(settings, principal, FILE_AGENT))
     except httpx.HTTPError as exc:
         raise _unreachable(files, exc) from exc
     if response.status_code >= 400:
@@ -126,10 +135,11 @@ async def list_files(files: FileAgentDep) -> list[dict[str, Any]]:
 
 
 @router.get("/{file_id}", responses={404: {"description": "unknown file"}})
-async def get_file(file_id: FileId, files: FileAgentDep) -> dict[str, Any]:
-    """One file record."""
+async def get_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
+                   principal: PrincipalDep) -> dict[str, Any]:
+    """One file record (404 for a file this person may not see)."""
     try:
-        response = await files.get(f"/files/{file_id}")
+        response = await files.get(f"/files/{file_id}", headers=identity_headers(settings, principal, FILE_AGENT))
     except httpx.HTTPError as exc:
         raise _unreachable(files, exc) from exc
     if response.status_code >= 400:
@@ -138,10 +148,11 @@ async def get_file(file_id: FileId, files: FileAgentDep) -> dict[str, Any]:
 
 
 @router.get("/{file_id}/passages", responses={404: {"description": "unknown file"}})
-async def file_passages(file_id: FileId, files: FileAgentDep, db: DbDep) -> dict[str, Any]:
+async def file_passages(file_id: FileId, files: FileAgentDep, db: DbDep, settings: SettingsDep,
+                        principal: PrincipalDep) -> dict[str, Any]:
     """The file's indexed text in reading order, each passage with its location: what the chat page's viewer
     shows for documents without pages (slides, sheets, HWP, Word, HTML) and beside a scan's image."""
-    record = await get_file(file_id, files)
+    record = await get_file(file_id, files, settings, principal)  # 404 unless this person may see the file
     rows = await db.fetch("SELECT content, pages, location FROM document_chunks WHERE file_id = %s "
                           "ORDER BY chunk_index", (file_id,))
     passages = [{"text": r["content"], "location": r["location"] or
@@ -150,11 +161,30 @@ async def file_passages(file_id: FileId, files: FileAgentDep, db: DbDep) -> dict
             "passages": passages}
 
 
+class Sharing(BaseModel):
+    visibility: str = Field(min_length=1, max_length=80, description="private, team:<name> or everyone")
+
+
+@router.patch("/{file_id}", responses={403: {"description": "not the owner"}, 404: {"description": "unknown file"}})
+async def share_file(file_id: FileId, body: Sharing, files: FileAgentDep, settings: SettingsDep,
+                     principal: PrincipalDep) -> dict[str, Any]:
+    """Change who may see a file (its owner or an admin): `{"visibility": "private"|"team:<name>"|"everyone"}`."""
+    try:
+        response = await files.patch(f"/files/{file_id}", json={"visibility": body.visibility},
+                                     headers=identity_headers(settings, principal, FILE_AGENT))
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code >= 400:
+        raise _relay_error(response)
+    return public_record(response.json())
+
+
 @router.delete("/{file_id}", status_code=204, responses={404: {"description": "unknown file"}})
-async def delete_file(file_id: FileId, files: FileAgentDep) -> Response:
+async def delete_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
+                      principal: PrincipalDep) -> Response:
     """Delete a file and its indexed chunks."""
     try:
-        response = await files.delete(f"/files/{file_id}")
+        response = await files.delete(f"/files/{file_id}", headers=identity_headers(settings, principal, FILE_AGENT))
     except httpx.HTTPError as exc:
         raise _unreachable(files, exc) from exc
     if response.status_code >= 400:
@@ -166,7 +196,8 @@ async def delete_file(file_id: FileId, files: FileAgentDep) -> Response:
     200: {"description": "the file", "content": {"application/octet-stream": {}}},
     206: {"description": "the requested byte range"}, 404: {"description": "unknown file"},
     416: {"description": "range not satisfiable"}})
-async def download_file(file_id: FileId, request: Request, files: FileAgentDep,
+async def download_file(file_id: FileId, request: Request, files: FileAgentDep, settings: SettingsDep,
+                        principal: PrincipalDep,
                         disposition: Literal["inline", "attachment"] = "inline") -> Response:
     """The file's bytes; honours `Range` so a PDF viewer can open `#page=N`.
 
@@ -174,6 +205,7 @@ async def download_file(file_id: FileId, request: Request, files: FileAgentDep,
     `?disposition=attachment` asks the browser to save it instead.
     """
     headers = {k: v for k in PASSED_RANGE_HEADERS if (v := request.headers.get(k)) is not None}
+    headers.update(identity_headers(settings, principal, FILE_AGENT))
     upstream = files.build_request("GET", f"/files/{file_id}/content", headers=headers,
                                    params={"disposition": disposition})
     try:

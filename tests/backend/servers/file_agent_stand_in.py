@@ -77,6 +77,13 @@ def create_app(root: Path, token: str | None) -> Starlette:
         return FileResponse(root / file_id, media_type=record["content_type"], filename=record["name"],
                             content_disposition_type=disposition)
 
+    async def share(request: Request) -> Response:
+        record = records.get(request.path_params["file_id"])
+        if record is None:
+            return not_found(request.path_params["file_id"])
+        record["visibility"] = (await request.json())["visibility"]
+        return JSONResponse(record)
+
     async def delete(request: Request) -> Response:
         file_id = request.path_params["file_id"]
         if records.pop(file_id, None) is None:
@@ -90,6 +97,7 @@ def create_app(root: Path, token: str | None) -> Starlette:
     routes = [Route("/files", upload, methods=["POST"]), Route("/files", list_files, methods=["GET"]),
               Route("/files/{file_id}", get_file, methods=["GET"]),
               Route("/files/{file_id}", delete, methods=["DELETE"]),
+              Route("/files/{file_id}", share, methods=["PATCH"]),
               Route("/files/{file_id}/content", content, methods=["GET"]),
               Route("/stats", get_stats, methods=["GET"]),
               Route("/healthz", lambda _: JSONResponse({"ok": True}), methods=["GET"])]
