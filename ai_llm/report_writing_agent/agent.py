@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from ai_llm.common import identity
 from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
 from ai_llm.common.messages import message
@@ -35,7 +36,9 @@ class ReportAgent:
         default_language: `ko` or `en`.
     """
 
-    def __init__(self, builder: ReportBuilder, files: FileStoreClient, default_language: str = "ko") -> None:
+    def __init__(self, builder: ReportBuilder, files: FileStoreClient, default_language: str = "ko",
+                 hub_token: str | None = None) -> None:
+        self.hub_token = hub_token
         self.builder = builder
         self.files = files
         self.default_language = default_language
@@ -50,9 +53,13 @@ class ReportAgent:
         await progress(message("report.saving", lang), stage="saving", progress=0.8)
         files: list[dict[str, Any]] = []
         error: str | None = None
+        # A report quotes what its person may read: it is saved as theirs (private), never as everyone's.
+        viewer = identity.viewer_of_metadata(self.hub_token, "report_writing", request.metadata)
+        signed = identity.forward(self.hub_token, viewer, "file_management")
+        headers = {identity.HEADER: signed[identity.METADATA_KEY]} if signed else None
         try:
             for name, content in ((f"{stem}.md", markdown.encode("utf-8")), (f"{stem}.docx", to_docx(report))):
-                record = await self.files.save(name, content)
+                record = await self.files.save(name, content, headers=headers)
                 files.append({"id": record["id"], "name": record["name"], "download_url": record["download_url"]})
         except ReportSaveError as exc:
             error = str(exc)

@@ -26,6 +26,6 @@ def create_app(deps: HubDeps, url: str, *, report_files: FileStoreClient | None 
     """The report-writing agent's A2A app (`report_files`: where reports are saved, by default the file agent)."""
     settings = deps.settings
     files = report_files or FileStoreClient(settings.agent_url("file_management"), token=settings.hub_token)
-    agent = ReportAgent(ReportBuilder(deps.llm), files, settings.ui_language)
+    agent = ReportAgent(ReportBuilder(deps.llm), files, settings.ui_language, settings.hub_token)
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(settings.hub_token))
     return build_agent_app(card, HubAgentExecutor(AGENT_NAME, agent, history_turns=0), token=settings.hub_token)

@@ -25,10 +25,12 @@ class FileStoreClient:
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.timeout_s = timeout_s
 
-    async def save(self, name: str, content: bytes, source_kind: str = "report") -> dict[str, Any]:
-        """Store `content` as `name`, tagged `source_kind` (a report by default); returns the file record."""
+    async def save(self, name: str, content: bytes, source_kind: str = "report",
+                   headers: dict[str, str] | None = None) -> dict[str, Any]:
+        """Store `content` as `name`, tagged `source_kind` (a report by default); returns the file record.
+        `headers` carry the person the report is for (a signed identity): the file is theirs, private."""
         try:
-            async with httpx.AsyncClient(headers=self.headers, timeout=self.timeout_s) as http:
+            async with httpx.AsyncClient(headers={**self.headers, **(headers or {})}, timeout=self.timeout_s) as http:
                 response = await http.post(f"{self.url}/files", params={"name": name, "source_kind": source_kind},
                                            content=content)
         except httpx.HTTPError as exc:

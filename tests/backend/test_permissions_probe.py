@@ -1,7 +1,8 @@
 """The permission probe, over the whole offline hub with accounts on (real orchestrator, RAG and file agents,
 embedded Postgres): two people who share no team. The first person's private `.txt` holds a unique fact; it
-reaches the first person's answer and never the second's — not by chat, file list, record, download,
-passages or conversation id — nor a direct A2A caller holding only the service token; without a login every
+reaches the first person's answer and never the second's — not by chat, follow-up, file list, record,
+download, passages, conversation id or a report saved from the answer — nor a direct A2A caller holding only
+the service token; without a login every
 route answers 401. Sharing it with everyone then lets the second person find it."""
 
 from __future__ import annotations
@@ -73,6 +74,14 @@ async def test_a_private_document_reaches_its_owner_only(team_hub: OfflineHub, t
             assert (await stranger.request(method, path)).status_code == 401, path
         assert (await stranger.post("/api/chat", json={"message": QUESTION})).status_code == 401
 
+        # A report of the private answer is the first person's, private, like the document it quotes.
+        saved = await answer_of(alice, "Save this answer as a report", conversation)
+        assert saved.get("intent") == "FILE_OPERATION" or "report_writing" in str(saved.get("steps")), saved
+        reports = [f for f in (await alice.get("/api/files")).json() if f.get("source_kind") == "report"]
+        assert reports and all(f["visibility"] == "private" and f["owner_id"] == record["owner_id"] for f in reports)
+        assert not {f["id"] for f in reports} & {f["id"] for f in (await bob.get("/api/files")).json()}
+        assert FACT_CODE not in str(await answer_of(bob, QUESTION))
+
         service = RemoteAgent(team_hub.urls["internal_rag"], token=TEAM_HUB_TOKEN)
         try:
             direct = await service.ask(QUESTION, data={"language": "en"})
@@ -85,3 +94,5 @@ async def test_a_private_document_reaches_its_owner_only(team_hub: OfflineHub, t
         assert FACT_CODE in (await answer_of(bob, QUESTION))["text"]
         assert (await bob.patch(f"/api/files/{record['id']}", json={"visibility": "private"})).status_code == 403
         assert (await alice.delete(f"/api/files/{record['id']}")).status_code == 204
+        for report in reports:
+            assert (await alice.delete(f"/api/files/{report['id']}")).status_code == 204
