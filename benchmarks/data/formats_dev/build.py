@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # ../fmtlib.py, shared by both format sets
 import fmtlib as F  # noqa: E402
 
 SET = "formats_dev"
