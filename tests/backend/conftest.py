@@ -89,7 +89,7 @@ def real_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[
 
 #: The service credential and first admin password of `team_hub`.
 TEAM_HUB_TOKEN = "team-hub-service-token-1234"
-TEAM_HUB_ADMIN_PASSWORD = "team-hub-admin-password"
+TEAM_HUB_ADMIN_PASSWORD = "admin-password-for-tests"  # the session database has one `admin` for every test
 
 
 @pytest.fixture(scope="session")

@@ -13,9 +13,11 @@ from pathlib import Path
 import httpx
 
 from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.db import Database
 from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
+from backend.accounts import AccountStore
 from backend.chat_client import stream_chat
-from tests.backend.conftest import TEAM_HUB_ADMIN_PASSWORD, TEAM_HUB_TOKEN
+from tests.backend.conftest import TEAM_HUB_TOKEN
 
 FACT_CODE = f"ZEBRA-{uuid.uuid4().hex[:6].upper()}"
 QUESTION = "In our internal documents, what is the launch code name of Project Nimbus?"
@@ -33,18 +35,15 @@ async def login(http: httpx.AsyncClient, username: str, password: str) -> None:
     assert response.status_code == 200, response.text
 
 
-async def test_a_private_document_reaches_its_owner_only(team_hub: OfflineHub, tmp_path: Path) -> None:
+async def test_a_private_document_reaches_its_owner_only(team_hub: OfflineHub, db: Database,
+                                                         tmp_path: Path) -> None:
     url = team_hub.backend_url
     first, second = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
-    async with httpx.AsyncClient(base_url=url, timeout=300) as admin, \
-            httpx.AsyncClient(base_url=url, timeout=300) as alice, \
+    for name, team in ((first, "alpha"), (second, "beta")):  # the hub's own store (the admin route is tested apart)
+        await AccountStore(db).create_user(name, f"{name}-password", [team])
+    async with httpx.AsyncClient(base_url=url, timeout=300) as alice, \
             httpx.AsyncClient(base_url=url, timeout=300) as bob, \
             httpx.AsyncClient(base_url=url, timeout=60) as stranger:
-        await login(admin, "admin", TEAM_HUB_ADMIN_PASSWORD)
-        for name, team in ((first, "alpha"), (second, "beta")):
-            made = await admin.post("/api/users", json={"username": name, "password": f"{name}-password",
-                                                        "teams": [team]})
-            assert made.status_code == 201, made.text
         await login(alice, first, f"{first}-password")
         await login(bob, second, f"{second}-password")
 
