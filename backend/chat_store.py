@@ -78,7 +78,8 @@ class ChatStore:
 
     async def conversations(self, owner_id: str | None, query: str = "", limit: int = 100) -> list[dict[str, Any]]:
         """The owner's conversations, newest first; `query` matches the title or any turn's text."""
-        pattern = f"%{query.strip()}%" if query.strip() else None
+        query = query.replace("\x00", "").strip()  # Postgres text holds no NUL
+        pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" if query else None
         rows = await self.db.fetch(
             "SELECT c.id, c.title, c.language, c.created_at, c.updated_at FROM conversations c "
             "WHERE c.owner_id IS NOT DISTINCT FROM %s AND (%s::text IS NULL OR c.title ILIKE %s OR EXISTS ("
@@ -90,7 +91,7 @@ class ChatStore:
     async def rename(self, conversation_id: str, owner_id: str | None, title: str) -> bool:
         row = await self.db.fetchone(
             "UPDATE conversations SET title = %s WHERE id = %s AND owner_id IS NOT DISTINCT FROM %s RETURNING id",
-            (title.strip()[:TITLE_CHARS], conversation_id, owner_id))
+            (title.replace("\x00", "").strip()[:TITLE_CHARS], conversation_id, owner_id))
         return row is not None
 
     async def delete(self, conversation_id: str, owner_id: str | None) -> bool:

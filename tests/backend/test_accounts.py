@@ -71,11 +71,15 @@ async def test_the_first_admin_logs_in_and_manages_users(db: Database, tmp_path:
 
 
 async def test_the_service_token_is_no_person(db: Database, tmp_path: Path) -> None:
+    person = await AccountStore(db).create_user(fresh("owner"), "owner-password")
+    conversation = uuid.uuid4().hex
+    await ChatStore(db).add_message(conversation, "user", "a person's question", owner_id=person["id"])
     async with app_client(db, tmp_path) as http:
         headers = {"Authorization": f"Bearer {TOKEN}"}
         assert (await http.get("/api/me", headers=headers)).json()["kind"] == "service"
         assert (await http.get("/api/users", headers=headers)).status_code == 403
-        assert (await http.get("/api/chats", headers=headers)).json() == []
+        listed = (await http.get("/api/chats", headers=headers)).json()
+        assert conversation not in {c["id"] for c in listed}
 
 
 async def test_failed_logins_are_rate_limited(db: Database, tmp_path: Path) -> None:
@@ -161,3 +165,13 @@ async def test_bad_usernames_are_refused(db: Database, username: str, reason: st
     with pytest.raises(AccountError) as info:
         await AccountStore(db).create_user(username, "long-enough-password")
     assert reason in info.value.reason
+
+
+async def test_search_words_are_text_not_patterns(db: Database) -> None:
+    chats, owner = ChatStore(db), str(uuid.uuid4())
+    await AccountStore(db).db.execute("INSERT INTO users (id, username) VALUES (%s, %s)", (owner, fresh("p")))
+    plain, percent = uuid.uuid4().hex, uuid.uuid4().hex
+    await chats.add_message(plain, "user", "분기 목표", owner_id=owner)
+    await chats.add_message(percent, "user", "성장률 100% 달성", owner_id=owner)
+    assert [c["id"] for c in await chats.conversations(owner, "%")] == [percent]  # a literal %, not "anything"
+    assert await chats.conversations(owner, "\x00") != []  # a NUL is dropped, never a server error
