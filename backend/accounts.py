@@ -60,7 +60,8 @@ class Principal:
         return self.kind == "user"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "username": self.username, "admin": self.admin, "teams": list(self.teams)}
+        return {"kind": self.kind, "id": self.user_id, "username": self.username, "admin": self.admin,
+                "teams": list(self.teams)}
 
 
 SERVICE = Principal("service", username="service")

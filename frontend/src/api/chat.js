@@ -42,3 +42,20 @@ export async function streamChat({ message, conversationId = null, language = 'k
 export function fetchChat(id, options) {
   return apiJson(`/api/chats/${encodeURIComponent(id)}`, options)
 }
+
+/** My conversations, newest first; `q` searches titles and turns. */
+export function listChats(q = '') {
+  return apiJson(`/api/chats${q ? `?q=${encodeURIComponent(q)}` : ''}`)
+}
+
+export function renameChat(id, title) {
+  return apiJson(`/api/chats/${encodeURIComponent(id)}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ title }),
+  })
+}
+
+export function deleteChat(id) {
+  return apiJson(`/api/chats/${encodeURIComponent(id)}`, { method: 'DELETE' })
+}

@@ -9,6 +9,15 @@ export function deleteFile(id) {
   return apiJson(`/api/files/${encodeURIComponent(id)}`, { method: 'DELETE' })
 }
 
+/** Change who may see a file: 'private', 'team:<name>' or 'everyone' (its owner or an admin). */
+export function shareFile(id, visibility) {
+  return apiJson(`/api/files/${encodeURIComponent(id)}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ visibility }),
+  })
+}
+
 export function downloadUrl(id) {
   return `/api/files/${encodeURIComponent(id)}/download`
 }
@@ -24,7 +33,7 @@ function parseXhrError(xhr) {
   return new ApiError(detail || `HTTP ${xhr.status}`, xhr.status, detail)
 }
 
-function sendOnce(file, onProgress, signal) {
+function sendOnce(file, onProgress, signal, visibility) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open('POST', '/api/files')
@@ -61,6 +70,8 @@ function sendOnce(file, onProgress, signal) {
     }
 
     const form = new FormData()
+    // Before the file: the backend reads small fields that precede the file part while streaming it.
+    if (visibility) form.append('visibility', visibility)
     form.append('file', file, file.name)
     xhr.send(form)
   })
@@ -71,9 +82,9 @@ function sendOnce(file, onProgress, signal) {
  * onProgress(loaded, total) is called from upload progress events.
  * Resolves with the created file record; rejects with ApiError (status + detail).
  */
-export async function uploadFile(file, { onProgress, signal } = {}) {
+export async function uploadFile(file, { onProgress, signal, visibility } = {}) {
   for (;;) {
-    const result = await sendOnce(file, onProgress, signal)
+    const result = await sendOnce(file, onProgress, signal, visibility)
     if (!result.unauthorized) return result.record
     onProgress?.(0, file.size)
     await waitForLogin()

@@ -9,3 +9,8 @@ export function fetchHealth(options) {
 export function fetchTelemetry(options) {
   return apiJson('/api/search/telemetry', options)
 }
+
+/** Who this session is: `{kind: 'user'|'service'|'local', username, admin, teams}`. */
+export function fetchMe(options) {
+  return apiJson('/api/me', options)
+}

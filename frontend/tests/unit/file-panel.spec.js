@@ -189,4 +189,44 @@ describe('FilePanel', () => {
     expect(wrapper.findAll(tid('file-row'))).toHaveLength(0)
     wrapper.unmount()
   })
+
+  it('a signed-in person chooses who sees an upload, sent before the file, and re-shares their own files', async () => {
+    const me = { kind: 'user', id: 'u1', username: 'kim', admin: false, teams: ['영업'] }
+    const mine = record({ index_status: 'indexed', chunks: 3, owner_id: 'u1', visibility: 'private' })
+    const theirs = record({ id: 'f2', name: '공유.pdf', index_status: 'indexed', owner_id: 'u2', visibility: 'everyone' })
+    const fetchMock = mockFetch({
+      '/api/me': () => jsonResponse(me),
+      '/api/files': () => jsonResponse([mine, theirs]),
+      'PATCH /api/files/f1': (url, init) => jsonResponse({ ...mine, visibility: JSON.parse(init.body).visibility }),
+    })
+    const wrapper = mount(FilePanel, { props: { pollInterval: 60000, doneLinger: 60000 } })
+    await settle()
+    const choice = wrapper.get(tid('upload-visibility'))
+    expect(choice.findAll('option').map((o) => o.element.value)).toEqual(['private', 'team:영업', 'everyone'])
+    await choice.setValue('team:영업')
+    await pickFiles(wrapper, [new File(['x'], 'plan.txt', { type: 'text/plain' })])
+    const form = FakeXHR.instances[0].body
+    expect([...form.keys()]).toEqual(['visibility', 'file'])
+    expect(form.get('visibility')).toBe('team:영업')
+
+    // Only the owner's own file offers a choice; another person's shared file does not.
+    const selects = wrapper.findAll(tid('file-visibility'))
+    expect(selects).toHaveLength(1)
+    await selects[0].setValue('everyone')
+    await settle()
+    const patch = fetchMock.mock.calls.find(([u, i]) => u === '/api/files/f1' && i?.method === 'PATCH')
+    expect(JSON.parse(patch[1].body)).toEqual({ visibility: 'everyone' })
+    wrapper.unmount()
+  })
+
+  it('offers no visibility choice without a signed-in person', async () => {
+    mockFetch({ '/api/me': () => jsonResponse({ kind: 'local', id: null, username: 'local', admin: true, teams: [] }),
+                '/api/files': () => jsonResponse([]) })
+    const wrapper = mount(FilePanel, { props: { pollInterval: 60000 } })
+    await settle()
+    expect(wrapper.find(tid('upload-visibility')).exists()).toBe(false)
+    await pickFiles(wrapper, [new File(['x'], 'a.txt', { type: 'text/plain' })])
+    expect([...FakeXHR.instances[0].body.keys()]).toEqual(['file'])
+    wrapper.unmount()
+  })
 })
