@@ -46,6 +46,7 @@ from a2a.types import (
     AgentInterface,
     AgentProvider,
     AgentSkill,
+    APIKeySecurityScheme,
     HTTPAuthSecurityScheme,
     SecurityRequirement,
     SecurityScheme,
@@ -60,6 +61,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ai_llm.common import identity
 from ai_llm.common.agent_card_route import agent_card_route
 from ai_llm.common.conversation_store import AgentState, ConversationStore, MemoryConversationStore
 from ai_llm.common.degraded import collect_degraded
@@ -259,6 +261,13 @@ def make_card(name: str, description: str, url: str, skills: Sequence[AgentSkill
         requirement = SecurityRequirement()
         requirement.schemes["bearer"].SetInParent()
         card.security_requirements.append(requirement)
+        # Optional beside the bearer token: the person a call acts for, signed for this agent. Without it a
+        # call acts for the service credential and reads only what is shared with everyone.
+        card.security_schemes["person"].CopyFrom(SecurityScheme(
+            api_key_security_scheme=APIKeySecurityScheme(
+                location="header", name=identity.HEADER,
+                description=f"signed, short-lived identity of the person (ai_llm/common/identity.py), for this "
+                            f"agent ('{name}'); A2A messages may carry it as metadata '{identity.METADATA_KEY}'")))
     return card
 
 

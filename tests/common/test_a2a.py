@@ -82,6 +82,9 @@ async def test_token_is_required_when_configured(spawn) -> None:  # type: ignore
     url = spawn("secure", token=TOKEN)
     card = (await RemoteAgent(url).card())  # discovery stays public and declares the scheme
     assert "bearer" in card.security_schemes
+    person = card.security_schemes["person"].api_key_security_scheme
+    assert (person.location, person.name) == ("header", "X-Hub-Identity") and "secure" in person.description
+    assert [list(r.schemes) for r in card.security_requirements] == [["bearer"]]  # the person is optional
     with pytest.raises(AgentUnauthorized):
         await RemoteAgent(url).ask("hi")
     with pytest.raises(AgentUnauthorized):
