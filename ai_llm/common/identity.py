@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,6 @@ class Viewer:
     username: str = ""
     teams: tuple[str, ...] = ()
     admin: bool = False
-    token: str | None = field(default=None, compare=False)  # the verified token, for re-signing downstream
 
     @classmethod
     def service(cls) -> Viewer:
@@ -136,8 +135,7 @@ def verify(hub_token: str, token: str, audience: str) -> Viewer:
     if not isinstance(claims.get("exp"), int) or claims["exp"] < time.time():
         raise IdentityError("expired identity")
     return Viewer(user_id=str(claims["sub"]), username=str(claims.get("name") or ""),
-                  teams=tuple(str(t) for t in claims.get("teams") or []), admin=bool(claims.get("admin")),
-                  token=token)
+                  teams=tuple(str(t) for t in claims.get("teams") or []), admin=bool(claims.get("admin")))
 
 
 def viewer_from(hub_token: str | None, audience: str, token: str | None) -> Viewer:

@@ -24,8 +24,8 @@ from ai_llm.file_management_agent.http_routes import file_routes
 from ai_llm.file_management_agent.rag_index import DocumentIndex, RagIndex
 
 AGENT_NAME = "file_management"
-DESCRIPTION = ("Uploads, lists, reads, renames and deletes documents in the hub's store (PDF, DOCX, text, "
-               "Markdown), keeping the internal-RAG index in step; understands Korean and English file "
+DESCRIPTION = ("Uploads, lists, reads, renames and deletes documents in the hub's store (PDF and scans, "
+               "HWP/HWPX, Word, PowerPoint, Excel/CSV, HTML, Markdown, text, images), keeping the internal-RAG index in step; understands Korean and English file "
                "instructions and asks before deleting several files.")
 SKILLS: list[dict[str, Any]] = [
     {"id": "upload", "name": "파일 업로드", "description": "Store a file (data: name, content_b64) and index it.",

@@ -20,10 +20,8 @@ _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 1
                      *(f"lpt{i}" for i in range(1, 10))}
 _FORBIDDEN_CHARS = set('<>:"|?*')
 
-#: Content types the store accepts (by content: `ai_llm.common.file_types`), with the extension of each.
+#: Content types the store accepts are decided by `ai_llm.common.file_types`; these two are named here too.
 PDF, DOCX = file_types.PDF, file_types.DOCX
-BINARY_TYPES = file_types.BINARY_TYPES
-TEXT_TYPES = file_types.TEXT_TYPES
 
 
 class InvalidFileName(ValueError):
