@@ -11,6 +11,12 @@ memory by this process (`get`), and the final save carries the full history and 
 
 Those writes, and the reads, run on a psycopg pool of their own (`PsycopgTaskStore`); the SDK's SQLAlchemy
 engine is left its rare `list` and `delete`.
+
+A terminal state is never overwritten. The SDK's legacy handler saves a CANCELED task from `CancelTask` while
+the execution's own consumer may still be saving the WORKING events it had queued; without a guard, one of those
+lands after the cancel and GetTask shows the task working for good. `WriteOnStateChange` drops a save that
+would change the state of a task it saw end, and `PsycopgTaskStore`'s upsert leaves a row in a terminal state
+unchanged unless the new save keeps that state (another replica's late save included).
 """
 
 from __future__ import annotations
@@ -43,6 +49,11 @@ ABSENT_S = 2.0
 
 
 _RUNNING = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
+#: States a task never leaves (A2A §4.1.3).
+TERMINAL = frozenset({TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED,
+                      TaskState.TASK_STATE_REJECTED})
+#: How many ended tasks a process remembers to refuse late saves for (the store's upsert guards the rest).
+ENDED_REMEMBERED = 10_000
 
 
 class WriteOnStateChange(TaskStore):
@@ -53,6 +64,7 @@ class WriteOnStateChange(TaskStore):
     of a task last written as submitted or working is kept here instead, and `get` returns it, until the next
     write: other replicas learn that the task runs from its submitted row, and how it ended from the final one.
     A task `inner` did not have stays "not found" here for ABSENT_S seconds or until it is saved.
+    A save that would change the state of a task this process saw end is dropped (`refused` counts them).
     `writes` and `kept` count both kinds (for benchmarks and tests).
     """
 
@@ -61,11 +73,17 @@ class WriteOnStateChange(TaskStore):
         self._running: set[str] = set()  # tasks whose last write was submitted or working
         self._kept: dict[str, Task] = {}
         self._absent: dict[str, float] = {}
+        self._ended: dict[str, int] = {}  # task id -> the terminal state it was saved in (insertion-ordered)
         self.writes = 0
         self.kept = 0
+        self.refused = 0
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         state = task.status.state
+        ended = self._ended.get(task.id)
+        if ended is not None and ended != state:
+            self.refused += 1  # a late save of a task that ended (a queued WORKING event after CancelTask)
+            return
         if state == TaskState.TASK_STATE_WORKING and task.id in self._running:
             copy = Task()
             copy.CopyFrom(task)
@@ -80,6 +98,10 @@ class WriteOnStateChange(TaskStore):
             self._running.add(task.id)
         else:  # waiting or ended: the next save of this task (a follow-up) is written whatever its state
             self._running.discard(task.id)
+            if state in TERMINAL:
+                self._ended[task.id] = state
+                if len(self._ended) > ENDED_REMEMBERED:
+                    del self._ended[next(iter(self._ended))]
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         kept = self._kept.get(task_id)
@@ -102,6 +124,7 @@ class WriteOnStateChange(TaskStore):
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
         self._kept.pop(task_id, None)
+        self._ended.pop(task_id, None)
         self._running.discard(task_id)
         await self.inner.delete(task_id, context)
 
@@ -154,9 +177,13 @@ def _psycopg_store_class() -> type:
                            for attr in inspect(self.task_model).column_attrs]
                 names = ", ".join(column for _, column, _ in columns)
                 updates = ", ".join(f"{column} = EXCLUDED.{column}" for _, column, _ in columns if column != "id")
+                # A row in a terminal state changes only by a save in that same state (see the module).
+                ended = ", ".join(f"'{TaskState.Name(state)}'" for state in sorted(TERMINAL))
+                guard = (f"WHERE {TASK_TABLE}.status->>'state' IS NULL OR {TASK_TABLE}.status->>'state' NOT IN "
+                         f"({ended}) OR {TASK_TABLE}.status->>'state' = EXCLUDED.status->>'state'")
                 self._sql = (columns,
                              f"INSERT INTO {TASK_TABLE} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"
-                             f" ON CONFLICT (id) DO UPDATE SET {updates}",
+                             f" ON CONFLICT (id) DO UPDATE SET {updates} {guard}",
                              f"SELECT {names} FROM {TASK_TABLE} WHERE id = %s AND owner IS NOT DISTINCT FROM %s")
             return self._sql
 

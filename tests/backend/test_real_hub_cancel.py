@@ -41,3 +41,47 @@ async def test_disconnect_mid_chat_cancels_the_real_orchestrator_task(real_hub: 
     async with httpx.AsyncClient(base_url=real_hub.backend_url, timeout=30) as http:
         history = (await http.get(f"/api/chats/{conversation_id}")).json()
     assert [m["role"] for m in history["messages"]] == ["user"]
+
+
+async def test_a_cancel_right_after_a_non_blocking_send_stays_cancelled(real_hub: OfflineHub) -> None:
+    """CancelTask right after a non-blocking SendMessage, 200 times on the real orchestrator: every task the
+    cancel answered CANCELED is still CANCELED when read back after its execution had time to save what it had
+    queued (the SDK's legacy handler let a queued WORKING save land over the cancel in a few percent)."""
+    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from a2a.helpers.proto_helpers import new_message, new_text_part
+    from a2a.types import CancelTaskRequest, GetTaskRequest, Role, SendMessageConfiguration, SendMessageRequest
+    from a2a.utils.errors import A2AError
+
+    url = real_hub.urls["orchestrator"]
+    async with httpx.AsyncClient(timeout=60) as http:
+        card = await A2ACardResolver(http, url).get_agent_card()
+        client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+
+        async def one(i: int) -> tuple[bool, int]:
+            message = new_message([new_text_part("Compare our infection prevention guide with the latest WHO "
+                                                 "hand hygiene guidance")],
+                                  context_id=f"race-{uuid.uuid4().hex}", role=Role.ROLE_USER)
+            message.message_id = str(uuid.uuid4())
+            request = SendMessageRequest(message=message, configuration=SendMessageConfiguration(
+                return_immediately=True))
+            task_id = ""
+            async for response in client.send_message(request):
+                if response.HasField("task"):
+                    task_id = response.task.id
+            assert task_id, "a non-blocking send answers with its task"
+            try:
+                canceled = await client.cancel_task(CancelTaskRequest(id=task_id))
+            except A2AError:  # ended before the cancel arrived: not a cancel, nothing to check
+                return False, 0
+            assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+            await asyncio.sleep(0.3)  # the execution's queued events, if any, are saved by now
+            later = await client.get_task(GetTaskRequest(id=task_id))
+            return True, later.status.state
+
+        results: list[tuple[bool, int]] = []
+        for start in range(0, 200, 10):
+            results += await asyncio.gather(*(one(i) for i in range(start, start + 10)))
+    cancelled = [state for was_cancelled, state in results if was_cancelled]
+    assert len(cancelled) >= 150, f"only {len(cancelled)} of 200 sends were still running when cancelled"
+    wrong = [TaskState.Name(state) for state in cancelled if state != TaskState.TASK_STATE_CANCELED]
+    assert not wrong, f"{len(wrong)} of {len(cancelled)} cancelled tasks later read {sorted(set(wrong))}"

@@ -61,10 +61,28 @@ async def test_progress_stays_local_and_every_state_change_is_written() -> None:
     final = await inner.get("t1", ctx)
     assert final is not None and final.status.state == TaskState.TASK_STATE_COMPLETED and len(final.history) == 3
     assert _note(await store.get("t1", ctx)) == "answer"
-    # a follow-up on the same task starts over: its first working update is written again
+    # an ended task stays ended: a late working save (an event queued before the end) is dropped
+    await store.save(_task(TaskState.TASK_STATE_WORKING, "late"), ctx)
+    assert _note(await inner.get("t1", ctx)) == "answer" and _note(await store.get("t1", ctx)) == "answer"
+    assert isinstance(store, WriteOnStateChange) and store.writes == 2 and store.kept == 4 and store.refused == 1
+
+
+async def test_a_follow_up_after_input_required_is_written_and_a_cancel_is_final() -> None:
+    """A task that waited for input runs again (its first working save is written); once canceled, no later
+    save of another state reaches the store, and a save in the same terminal state still does."""
+    inner = CountingStore()
+    store = WriteOnStateChange(inner)
+    ctx = ServerCallContext()
+    await store.save(_task(TaskState.TASK_STATE_WORKING, "w"), ctx)
+    await store.save(_task(TaskState.TASK_STATE_INPUT_REQUIRED, "confirm?"), ctx)
     await store.save(_task(TaskState.TASK_STATE_WORKING, "again"), ctx)
     assert _note(await inner.get("t1", ctx)) == "again"
-    assert isinstance(store, WriteOnStateChange) and store.writes == 3 and store.kept == 4
+    await store.save(_task(TaskState.TASK_STATE_CANCELED, "canceled"), ctx)
+    for late in (TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_INPUT_REQUIRED):
+        await store.save(_task(late, "late"), ctx)
+    assert _note(await inner.get("t1", ctx)) == "canceled" and store.refused == 3
+    await store.save(_task(TaskState.TASK_STATE_CANCELED, "canceled, with its history", history=2), ctx)
+    assert _note(await inner.get("t1", ctx)) == "canceled, with its history"
 
 
 async def test_waiting_for_input_is_always_written() -> None:
@@ -162,6 +180,20 @@ async def test_the_store_writes_and_reads_through_psycopg_the_rows_the_sdk_reads
         assert await store.get(owned.id, alice) == owned
         assert await store.get(owned.id, bob) is None and await store.get(owned.id, ctx) is None
         assert await plain.get(owned.id, alice) == owned
+        # A row in a terminal state keeps it against a later save of another state, even from a process that
+        # never saw it end (another replica: a fresh store); a save in the same state still updates it.
+        ended = _task(TaskState.TASK_STATE_CANCELED, "canceled")
+        ended.id = f"ended-{uuid.uuid4().hex[:8]}"
+        await store.save(ended, ctx)
+        other_replica = database_task_store(engine, db)
+        late = _task(TaskState.TASK_STATE_WORKING, "late")
+        late.id = ended.id
+        await other_replica.save(late, ctx)
+        assert _note(await store.get(ended.id, ctx)) == "canceled"
+        again = _task(TaskState.TASK_STATE_CANCELED, "canceled again", history=1)
+        again.id = ended.id
+        await other_replica.save(again, ctx)
+        assert await store.get(ended.id, ctx) == again
     finally:
         await db.close()
         await engine.dispose()
