@@ -94,11 +94,15 @@ def _capability(agent: str, language: str) -> str | None:
 
 
 def _reason(result: StepResult, language: str) -> str:
-    text = message(f"orchestrator.reason_{result.status}", language) if result.status in FAILED_STATUSES \
+    """Why a step has no answer, in the person's words: the web agent's kind of outage when it named one, else
+    the step's status. The raw error stays in the log and the reply's data, never in the text."""
+    kind = str((result.data or {}).get("outage_kind") or "")
+    if kind and f"web.outage_{kind}" in message_catalog():
+        return message(f"web.outage_{kind}", language)
+    if result.error:
+        log.info("step %s (%s) %s: %s", result.index, result.agent, result.status, result.error[:500])
+    return message(f"orchestrator.reason_{result.status}", language) if result.status in FAILED_STATUSES \
         else result.status
-    if result.error and result.status in ("error", "timeout"):
-        text += f" ({result.error[:160]})"
-    return text
 
 
 class Orchestrator:

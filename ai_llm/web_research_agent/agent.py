@@ -22,6 +22,7 @@ from ai_llm.common.llm import OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.text import normalize
+from ai_llm.web_research_agent.answering import outage_reply
 from ai_llm.web_research_agent.graph import run_react
 from ai_llm.web_research_agent.mcp_tools import SearchToolset, ToolsUnavailable
 from ai_llm.web_research_agent.pipeline import OfflinePipeline
@@ -92,5 +93,4 @@ class WebResearchAgent:
                     return await run_react(model, request, tools)
                 return await OfflinePipeline(request, tools, self.deps.embeddings, self.limits).run()
         except ToolsUnavailable as exc:
-            return AgentReply(text=message("web.tools_down", language, error=exc),
-                              data={"status": STATUS_ERROR, "error": str(exc), **state.data([], depth)})
+            return outage_reply("web.tools_down", str(exc), language, state.data([], depth))

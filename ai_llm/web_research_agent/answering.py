@@ -6,7 +6,9 @@ Deterministic and extractive: every sentence of an answer is quoted from a page 
 
 from __future__ import annotations
 
+import logging
 import re
+from typing import Any
 
 from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
 from ai_llm.common.messages import message
@@ -16,6 +18,8 @@ from ai_llm.common.text_rules import rank_sentences
 from ai_llm.web_research_agent.deep_read import Chunk
 from ai_llm.web_research_agent.mcp_tools import SearchHit
 from ai_llm.web_research_agent.state import RunState
+
+log = logging.getLogger(__name__)
 
 NUMBER_BONUS = 0.25
 #: The pages an answer is composed from must mention at least this share of the question's salient words
@@ -144,13 +148,41 @@ def snippets_suffice(question: str, hits: list[SearchHit]) -> bool:
     return bool(ranked) and ranked[0][0] >= 0.75
 
 
+#: What an outage's error text says went wrong, most specific first (providers report their failures as text:
+#: an exception's name and message, relayed through the gateway's MCP reply).
+_OUTAGE_KINDS = (
+    ("rate_limited", re.compile(r"rate.?limit|\b429\b|too many requests|quota", re.I)),
+    ("timeout", re.compile(r"time[ds]? ?out|timeout", re.I)),
+    ("not_configured", re.compile(r"no (search )?provider|not configured|api[ _-]?key|\b40[13]\b|unauthori[sz]ed",
+                                  re.I)),
+    ("unreachable", re.compile(r"dns|connect|unreachable|name resolution|resolve|network|refused|sending request|"
+                               r"no route|ssl|certificate", re.I)),
+)
+
+
+def outage_kind(error: str) -> str:
+    """`unreachable`, `timeout`, `rate_limited`, `not_configured` or `error`: what a person is told about an
+    outage (`web.outage_<kind>`), read from the provider's error text."""
+    for kind, pattern in _OUTAGE_KINDS:
+        if pattern.search(error):
+            return kind
+    return "error"
+
+
+def outage_reply(key: str, error: str, language: str, data: dict[str, Any]) -> AgentReply:
+    """An error reply that names the kind of outage in the person's words; the raw error is logged and kept
+    in the reply's data (`error`), never shown."""
+    kind = outage_kind(error)
+    log.warning("web search unavailable (%s): %s", kind, error)
+    return AgentReply(text=message(key, language, reason=message(f"web.outage_{kind}", language)),
+                      data={**data, "status": STATUS_ERROR, "error": error, "outage": True, "outage_kind": kind})
+
+
 def no_result(state: RunState, language: str, depth: str, threshold: float) -> AgentReply:
     """The reply when nothing relevant was found, or an error reply when no search could run at all."""
     if state.outages and len(state.outages) == len(state.queries):
         # No search could run: an outage, not "nothing relevant" (the search never happened).
-        reason = state.outages[-1]
-        return AgentReply(text=message("web.search_down", language, error=reason),
-                          data={"status": STATUS_ERROR, "error": reason, "outage": True, **state.data([], depth)})
+        return outage_reply("web.search_down", state.outages[-1], language, state.data([], depth))
     text = (f"{message('web.no_result', language)}.\n\n"
             + message("web.no_result_detail", language, score=state.max_score, threshold=threshold))
     return AgentReply(text=text, data={"status": STATUS_NO_RESULT, **state.data([], depth)})

@@ -32,8 +32,8 @@ SPECS: dict[str, dict[str, Any]] = {
                             {"id": "verify_fact", "description": "verify current numbers"}]},
     "web_low": {"status": "ok", "text": "아마도 관련 없는 페이지입니다.", "max_score": 0.3,
                 "sources": [dict(WEB_SOURCE, url="https://example.org/unrelated", score=0.3)]},
-    "web_outage": {"status": "error", "text": "웹 검색을 사용할 수 없습니다: search unavailable: serper: connection "
-                                              "refused", "error": "search unavailable: serper: connection refused"},
+    "web_outage": {"status": "error", "text": "웹 검색을 사용할 수 없습니다 (연결 안 됨)", "outage": True,
+                   "outage_kind": "unreachable", "error": "search unavailable: serper: ConnectError: connection refused"},
     "rag_history": {"status": "ok", "show_history": True, "sources": [FILE_SOURCE]},
     "echo_a": {"status": "ok"},
     "echo_b": {"status": "ok"},

@@ -5,7 +5,8 @@
 Each agent is a real a2a-sdk server built with `ai_llm.common.a2a_server` (card, JSON-RPC, streaming). Its
 behaviour comes from its spec entry:
 
-* `status` (ok / no_result / needs_clarification / error), `text`, `sources`, `max_score`: the reply.
+* `status` (ok / no_result / needs_clarification / error), `text`, `sources`, `max_score`, `error`, `outage`,
+  `outage_kind`: the reply.
 * `delay`: seconds to sleep (asyncio) after the `started` status event — `hang` sleeps an hour.
 * `barrier` + `barrier_size`: wait until that many requests of the same barrier group are in flight in this
   process (proves a layer runs in parallel without timing anything); `error` if it is not reached in 20 s.
@@ -76,8 +77,9 @@ def make_handler(name: str, spec: dict[str, Any]):  # type: ignore[no-untyped-de
             "seq": _counter["seq"],
             "work_ms": (time.perf_counter() - started) * 1000,
         }
-        if "max_score" in spec:
-            data["max_score"] = spec["max_score"]
+        for key in ("max_score", "error", "outage", "outage_kind"):
+            if key in spec:
+                data[key] = spec[key]
         state = "input_required" if spec.get("input_required") else "completed"
         return AgentReply(text=text, data=data, state=state)  # type: ignore[arg-type]
 

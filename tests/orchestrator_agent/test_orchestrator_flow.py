@@ -116,8 +116,10 @@ async def test_low_web_score_after_rag_no_result_says_not_found(scripted: Script
 async def test_a_web_outage_is_reported_as_an_outage_not_as_nothing_found(scripted: ScriptedAgents) -> None:
     orchestrator = Orchestrator(LocalEngine(), hub_registry(scripted, rag="rag_none", web="web_outage"))
     reply = await orchestrator.handle(request("사내 규정에서 반려동물 동반 출근 기준 알려줘"), Recorder().progress)
-    assert reply.text.startswith("사내 문서에서 찾지 못했고, 웹 검색도 사용할 수 없습니다")
-    assert "serper" in reply.text and "관련 정보를 찾을 수 없습니다" not in reply.text
+    assert reply.text.startswith("사내 문서에서 찾지 못했고, 웹 검색도 사용할 수 없습니다 (연결 안 됨)")
+    # the raw error (provider, exception) is for the log and the data, never the person
+    assert "serper" not in reply.text and "ConnectError" not in reply.text
+    assert "관련 정보를 찾을 수 없습니다" not in reply.text
     assert reply.data["status"] == "error"
 
 

@@ -236,7 +236,8 @@ async def test_empty_question_and_bad_depth(make_agent: Build) -> None:
 async def test_every_provider_failing_is_reported_as_an_outage(hub_env: dict[str, str], web_corpus: Path,
                                                                session_dir: Path, embedding_server: str) -> None:
     """A gateway whose only provider cannot be reached (connection refused, as with no network): the web agent
-    says web search is unavailable — an error naming the provider — never "nothing relevant"."""
+    says web search is unavailable and why in words ("연결 안 됨"), never "nothing relevant" and never the raw
+    error, which the reply's data keeps (naming the provider)."""
     config = session_dir / "outage_search_config.yaml"
     config.write_text(f"chain: [serper]\ncache: {{enabled: false}}\nproviders:\n"
                       f"  serper: {{base_url: 'http://127.0.0.1:{free_port()}', timeout_s: 3}}\n", encoding="utf-8")
@@ -248,5 +249,6 @@ async def test_every_provider_failing_is_reported_as_an_outage(hub_env: dict[str
     finally:
         stop_child(gateway.child)
     assert reply.data["status"] == "error" and reply.data["outage"] is True
-    assert reply.text.startswith("웹 검색을 사용할 수 없습니다") and "serper" in reply.text
+    assert reply.text == "웹 검색을 사용할 수 없습니다 (연결 안 됨)" and reply.data["outage_kind"] == "unreachable"
+    assert "serper" in reply.data["error"]
     assert "관련 정보를 찾을 수 없습니다" not in reply.text

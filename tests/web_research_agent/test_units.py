@@ -142,3 +142,21 @@ def test_batch_fetch_answer_is_matched_to_the_urls_asked_by_position() -> None:
     short = parse_pages_payload({"pages": payload["pages"][:1]}, asked)
     assert all(p.error == "unreadable fetch_pages answer" for p in short.values())
     assert all(p.error for p in parse_pages_payload("oops", asked).values())
+
+
+def test_an_outage_is_told_by_kind_in_words_never_as_the_raw_error() -> None:
+    """The provider's error text decides which words a person reads; the raw text stays in the data."""
+    from ai_llm.web_research_agent.answering import outage_kind, outage_reply
+
+    dns = ("search unavailable: duckduckgo: DDGSException: DNSError('error sending request for url "
+           "(https://html.duckduckgo.com/html/)')")
+    assert outage_kind(dns) == "unreachable"
+    assert outage_kind("serper: ReadTimeout: timed out") == "timeout"
+    assert outage_kind("tavily: HTTP 429 Too Many Requests") == "rate_limited"
+    assert outage_kind("no search provider is configured") == "not_configured"
+    assert outage_kind("brave: ValueError: unexpected payload") == "error"
+    reply = outage_reply("web.search_down", dns, "ko", {"queries": ["q"]})
+    assert reply.text == "웹 검색을 사용할 수 없습니다 (연결 안 됨)"
+    assert reply.data["error"] == dns and reply.data["status"] == "error" and reply.data["queries"] == ["q"]
+    english = outage_reply("web.search_down", dns, "en", {})
+    assert english.text == "Web search is unavailable (not connected)" and "DNSError" not in english.text

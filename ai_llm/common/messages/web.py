@@ -20,8 +20,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources": {"ko": "출처", "en": "Sources"},
     "according": {"ko": "{source}에 따르면", "en": "According to {source}"},
     "details": {"ko": "세부 내용", "en": "Details"},
-    "tools_down": {"ko": "검색 도구에 연결할 수 없습니다: {error}", "en": "The search tools cannot be reached: {error}"},
-    "search_down": {"ko": "웹 검색을 사용할 수 없습니다: {error}", "en": "Web search is unavailable: {error}"},
+    "tools_down": {"ko": "검색 도구에 연결할 수 없습니다 ({reason})", "en": "The search tools cannot be reached ({reason})"},
+    "search_down": {"ko": "웹 검색을 사용할 수 없습니다 ({reason})", "en": "Web search is unavailable ({reason})"},
+    # Why a search could not run, by kind (`outage_<kind>`, `answering.outage_kind`); the raw error goes
+    # to the log and the reply's data, never to the person.
+    "outage_unreachable": {"ko": "연결 안 됨", "en": "not connected"},
+    "outage_timeout": {"ko": "응답 시간 초과", "en": "timed out"},
+    "outage_rate_limited": {"ko": "검색 한도 초과", "en": "search limit reached"},
+    "outage_not_configured": {"ko": "검색 제공자가 설정되지 않음", "en": "no search provider configured"},
+    "outage_error": {"ko": "검색 제공자 오류", "en": "search provider error"},
     "empty": {"ko": "질문이 비어 있습니다. 검색할 내용을 입력해 주세요.",
               "en": "The question is empty. Please type what to search for."},
     # fact verification (`verify_fact`)
