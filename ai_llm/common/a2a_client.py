@@ -45,7 +45,7 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToDict
 
-from ai_llm.common.events import AgentReply, StatusEvent, normalize_numbers
+from ai_llm.common.events import ANSWER_DELTA, AgentReply, StatusEvent, normalize_numbers
 from ai_llm.common.http_pools import pooled_client
 
 
@@ -396,6 +396,7 @@ class RemoteAgent:
         client = self._client(replica, card)
         context = ClientCallContext(service_parameters=self._headers()) if self.token else None
         text_out: list[str] = []
+        streamed: dict[str, list[str]] = {}  # artifact id -> its text chunks (an `append` chunk extends, else replaces)
         data_out: dict[str, Any] = {}
         state = "completed"
         task_id: str | None = None
@@ -433,10 +434,18 @@ class RemoteAgent:
                         data_out.update(d)
                     continue
                 if response.HasField("artifact_update"):
-                    t, d = _parts(response.artifact_update.artifact.parts)
+                    update = response.artifact_update
+                    t, d = _parts(update.artifact.parts)
+                    chunks = streamed.setdefault(update.artifact.artifact_id, [])
+                    if not update.append:
+                        chunks.clear()
                     if t:
-                        text_out.append(t)
+                        chunks.append(t)
                     data_out.update(d)
+                    if t and not update.last_chunk:  # a piece of an answer being written
+                        yield StatusEvent(agent=self.name, message="", stage=ANSWER_DELTA, progress=None,
+                                          data={"delta": t, "text": "".join(chunks),
+                                                "artifact_id": update.artifact.artifact_id})
                     continue
                 if response.HasField("status_update"):
                     status = response.status_update.status
@@ -481,6 +490,7 @@ class RemoteAgent:
                 await iterator.aclose()  # type: ignore[attr-defined]
         self._restore(replica)
         replica.calls += 1
+        text_out += ["".join(chunks) for chunks in streamed.values()]
         yield AgentReply(text="\n".join(t for t in text_out if t), data=data_out, state=state,  # type: ignore[arg-type]
                          agent=card.name, context_id=ctx, task_id=task_id)
 

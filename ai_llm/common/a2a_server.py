@@ -19,6 +19,7 @@ import hmac
 import logging
 import random
 import socket
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -112,6 +113,27 @@ class Progress:
         self._updater = updater
         self._sink = sink
         self.events: list[dict[str, Any]] = []
+        self.streamed = ""  # the answer text sent so far (`stream_answer`)
+        self.answer_artifact_id = f"answer-{uuid.uuid4().hex}"
+        self.deltas = 0
+
+    async def stream_answer(self, text: str) -> None:
+        """Send the answer as it is written: `text` is the whole answer so far; what it adds to the text already
+        sent goes out as a chunk of the `answer` artifact (`append`, `lastChunk: false`). The final reply
+        replaces that artifact whole (`HubAgentExecutor.execute`), so a reply that ends differently from what
+        was streamed (a rejected draft) still ends right. A text that does not extend what was sent waits for
+        the final reply."""
+        if not text.startswith(self.streamed) or len(text) == len(self.streamed):
+            return
+        delta, first = text[len(self.streamed):], not self.streamed
+        self.streamed = text
+        self.deltas += 1
+        if self._sink is not None:
+            await self._sink({"agent": self.agent, "stage": "answer_delta", "progress": None, "delta": delta}, "")
+        if self._updater is not None:
+            await self._updater.add_artifact([new_text_part(delta, media_type="text/markdown")],
+                                             artifact_id=self.answer_artifact_id, name="answer",
+                                             append=not first, last_chunk=False)
 
     async def __call__(self, message: str, *, stage: str = "", progress: float | None = None,
                        agent: str | None = None, data: dict[str, Any] | None = None) -> None:
@@ -203,15 +225,19 @@ class HubAgentExecutor(AgentExecutor):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the agent failed: a readable failed task, never a stack trace
+            # The person reads what failed, not the exception; its text goes to the log and the reply's data.
             log.exception("%s failed", self.name)
-            reply = AgentReply(text=f"{self.name} 처리 중 오류가 발생했습니다 / {self.name} failed: {exc}",
-                               data={"status": STATUS_ERROR, "error": str(exc)}, state="failed")
+            reply = AgentReply(text=f"{self.name} 처리 중 오류가 발생했습니다 / {self.name} failed",
+                               data={"status": STATUS_ERROR, "error": f"{type(exc).__name__}: {exc}"[:500]},
+                               state="failed")
         await self._remember_turn(task.context_id, text, reply.text)
         parts = [new_text_part(reply.text, media_type="text/markdown"), new_data_part(reply.data or {})]
         if reply.state == "input_required":
             await updater.requires_input(new_message(parts, context_id=task.context_id, task_id=task.id))
             return
-        await updater.add_artifact(parts, name="answer")
+        # The whole answer, last chunk: it replaces what `stream_answer` sent (same artifact) when it streamed.
+        await updater.add_artifact(parts, artifact_id=progress.answer_artifact_id, name="answer", append=False,
+                                   last_chunk=True)
         final = new_message([new_text_part(reply.text)], context_id=task.context_id, task_id=task.id)
         if reply.state == "failed":
             await updater.failed(final)

@@ -47,6 +47,11 @@ async def announce_if_slow(step: Awaitable[T], announce: Callable[[], Awaitable[
             task.cancel()
 
 
+#: The stage of a `StatusEvent` that carries a piece of an answer being written (`data`: `delta`, the new text;
+#: `text`, the whole answer so far) rather than a progress line.
+ANSWER_DELTA = "answer_delta"
+
+
 @dataclass
 class StatusEvent:
     """A progress line from an agent (possibly forwarded by the orchestrator for a sub-agent)."""

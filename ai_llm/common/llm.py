@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
 import openai
+import pydantic_core
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
@@ -97,6 +98,12 @@ class LLM(Protocol):
         """Structured output: a validated instance of `schema` (`max_tokens`: this call's token budget)."""
         ...
 
+    def stream_parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
+                     purpose: str = "stream_parse", max_tokens: int | None = None) -> AsyncIterator[dict[str, Any] | T]:
+        """Structured output as it is written: the partial object (a dict whose last string may be cut) each
+        time it grows, then the validated instance of `schema`, last."""
+        ...
+
     def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
         """A LangChain chat model on the same endpoint (for tool-calling agents)."""
         ...
@@ -146,6 +153,18 @@ def _extract_json(text: str) -> str:
     if start == -1 or end <= start:
         raise LLMError(f"model reply holds no JSON object: {text[:200]!r}")
     return text[start:end + 1]
+
+
+def partial_json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object a reply has written so far (a cut last string kept as written), or None before it starts."""
+    start = text.find("{")
+    if start == -1:
+        return None
+    try:
+        value = pydantic_core.from_json(text[start:], allow_partial="trailing-strings")
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _validated(response: ChatCompletion, schema: type[T], budget: int | openai.Omit) -> T:
@@ -303,6 +322,78 @@ class OpenAIChat:
                 response_format={"type": "json_object"}, max_tokens=budget)
         return _validated(reply, schema, budget)
 
+    async def stream_parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
+                           purpose: str = "stream_parse", max_tokens: int | None = None
+                           ) -> AsyncIterator[dict[str, Any] | T]:
+        """Structured output streamed: a `json_schema` response format (OpenAI, vLLM, Ollama), else the JSON-object
+        prompt with the schema (llama-cpp-python; what `parse` settled on is tried first). The partial object is
+        read from the text so far with pydantic-core's partial JSON parser; the last item is the validated one.
+
+        Raises:
+            StructuredOutputTruncated: the reply hit the token budget before the object was closed.
+            LLMError: no format worked, the call failed, or the whole reply is not a valid `schema`.
+        """
+        model = model or self.model
+        budget: int | openai.Omit = max_tokens or self._max_tokens()
+        modes = ["json_prompt"] if self.structured_mode == "json_prompt" else ["json_schema", "json_prompt"]
+        last_error: Exception | None = None
+        for mode in modes:
+            started = time.perf_counter()
+            prompt, extra = self._stream_format(mode, list(messages), schema)
+            try:
+                response = await self._client.chat.completions.create(
+                    model=model, messages=_wire(prompt), temperature=0, stream=True, max_tokens=budget, **extra)
+            except openai.OpenAIError as exc:
+                if isinstance(exc, (openai.BadRequestError, openai.UnprocessableEntityError, openai.NotFoundError)) \
+                        or _format_rejected(exc):
+                    last_error = exc
+                    self._record("stream_parse", model, purpose, started, note=f"{mode} failed: {str(exc)[:120]}")
+                    if mode == "json_prompt" and self._json_object_schema:
+                        self._json_object_schema = False
+                        modes.append("json_prompt")  # once more, as plain JSON mode
+                    continue
+                self._record("stream_parse", model, purpose, started, note=f"{mode} error")
+                raise LLMError(f"structured streaming call failed: {exc}") from exc
+            text, finish, shown = "", None, None
+            try:
+                async for chunk in response:
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    if choice.delta.content:
+                        text += choice.delta.content
+                        partial = partial_json_object(text)
+                        if partial is not None and partial != shown:
+                            shown = partial
+                            yield partial
+                    finish = choice.finish_reason or finish
+            except openai.OpenAIError as exc:
+                raise LLMError(f"structured streaming call failed: {exc}") from exc
+            finally:
+                self._record("stream_parse", model, purpose, started, note=mode)
+            if finish == "length":
+                raise StructuredOutputTruncated(f"{schema.__name__} reply cut at the token budget ({budget}) after "
+                                                f"{len(text)} characters")
+            try:
+                yield schema.model_validate_json(_extract_json(text))
+            except (ValidationError, LLMError) as exc:
+                raise LLMError(f"streamed {schema.__name__} reply is not valid: {str(exc)[:200]}") from exc
+            return
+        raise LLMError(f"no structured-output format worked for a streamed {schema.__name__}: {last_error}")
+
+    def _stream_format(self, mode: str, messages: list[Message], schema: type[BaseModel]
+                       ) -> tuple[list[Message], dict[str, Any]]:
+        """The prompt and request arguments of one structured-output format (see `stream_parse`)."""
+        if mode == "json_schema":
+            return messages, {"response_format": {"type": "json_schema", "json_schema": {
+                "name": schema.__name__, "schema": _strict_schema(schema), "strict": True}}}
+        instruction = {"role": "system", "content": "Reply with one JSON object only, matching this JSON schema:\n"
+                       + json.dumps(schema.model_json_schema(), ensure_ascii=False)}
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if self._json_object_schema:
+            response_format["schema"] = _strict_schema(schema)
+        return [instruction, *messages], {"extra_body": {"response_format": response_format}}
+
     def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
         """A LangChain chat model on the same endpoint (for tool-calling agents).
 
@@ -376,6 +467,12 @@ class LocalEngine:
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
                     purpose: str = "parse", max_tokens: int | None = None) -> T:
         raise self._refuse(schema.__name__)
+
+    async def stream_parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
+                           purpose: str = "stream_parse", max_tokens: int | None = None
+                           ) -> AsyncIterator[dict[str, Any] | T]:
+        raise self._refuse(schema.__name__)
+        yield {}  # pragma: no cover - makes this an async generator like the online adapter's
 
     def langchain_model(self, model: str | None = None, temperature: float = 0.0) -> Any:
         raise self._refuse("a tool-calling agent")

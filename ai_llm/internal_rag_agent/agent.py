@@ -56,6 +56,7 @@ from ai_llm.internal_rag_agent.answer_extraction import (
     find_evidence,
 )
 from ai_llm.internal_rag_agent.formats.structure import location_label
+from ai_llm.internal_rag_agent.grounding import unsupported_numbers
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
 from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
 from ai_llm.internal_rag_agent.vector_store import ChunkHit, VectorStore, unpack_line_vectors
@@ -203,10 +204,36 @@ def quote_blocks(quotes: Sequence[Quote]) -> list[tuple[str, Quote]]:
     return blocks
 
 
-#: Passages (best chunks) an online model judges, and how much of each it reads.
-JUDGE_PASSAGES = 5
-PASSAGE_CHARS = 1500
-JUDGE_MAX_TOKENS = 600
+#: Passages an online model reads (the evidence's chunks first, then the best others), and how much of each:
+#: the part around the evidence sentence. A 1.5B model on two cores reads about 25–50 tokens a second, so
+#: three passages of 600 characters (about 1,000 tokens of Korean) are its prompt's bulk.
+JUDGE_PASSAGES = 3
+PASSAGE_CHARS = 600
+JUDGE_MAX_TOKENS = 400
+
+
+def judge_passages(evidence: Evidence, chunks: Sequence[RankedChunk],
+                   limit: int = JUDGE_PASSAGES) -> list[tuple[RankedChunk, str]]:
+    """The passages shown to the model: each evidence chunk (in quote order), then the best other chunks, each
+    cut to `PASSAGE_CHARS` around its first quoted sentence."""
+    first_quote: dict[str, str] = {}
+    for quote in evidence.quotes:
+        first_quote.setdefault(quote.chunk.key, quote.text)
+    ordered = list({q.chunk.key: q.chunk for q in evidence.quotes}.values())
+    ordered += [c for c in chunks if c.key not in first_quote]
+    shown = []
+    for chunk in ordered[:limit]:
+        content = chunk.hit.content
+        at = content.find(first_quote.get(chunk.key, "")[:80]) if chunk.key in first_quote else 0
+        start = max(0, min(max(at, 0) - PASSAGE_CHARS // 3, len(content) - PASSAGE_CHARS))
+        shown.append((chunk, content[start:start + PASSAGE_CHARS]))
+    return shown
+
+
+def merged_quotes(evidence: Sequence[Quote], cited: Sequence[Quote]) -> list[Quote]:
+    """The evidence's quotes, then the model's cited passages it does not already quote from."""
+    seen = {q.chunk.key for q in evidence}
+    return [*evidence, *[q for q in cited if q.chunk.key not in seen]]
 
 
 class GroundedAnswer(BaseModel):
@@ -217,9 +244,10 @@ class GroundedAnswer(BaseModel):
     cited: list[int] = Field(default_factory=list, description="numbers of the passages the answer uses")
 
 
-def extractive_answer(evidence: Evidence, language: str) -> str:
-    """The offline answer: the evidence sentences quoted whole, each with its file and page."""
-    lines = [message("rag.extract_intro", language), ""]
+def extractive_answer(evidence: Evidence, language: str, intro: bool = True) -> str:
+    """The offline answer: the evidence sentences quoted whole, each with its file and page (after a model's
+    answer, `intro=False`: the quotes alone, the passages it was written from)."""
+    lines = [message("rag.extract_intro", language), ""] if intro else []
     for text, quote in quote_blocks(evidence.quotes):
         lines.append(f"> {text}")
         label = hit_label(quote.chunk.hit, language)
@@ -247,6 +275,7 @@ class RagState(TypedDict, total=False):
     outcome: SearchOutcome
     evidence: Evidence
     reply: AgentReply
+    cited: list[RankedChunk]  # the chunks the reply quotes or cites (its passages)
 
 
 ProgressFn = Callable[..., Awaitable[None]]
@@ -464,10 +493,13 @@ class RagAgent:
     async def generate(self, state: RagState, config: RunnableConfig) -> RagState:
         """Answer only from the evidence, each sentence with its file and page, then the source section.
 
-        Offline (the query-variant call already met `OfflineUnsupported`), the evidence decides
-        (`Evidence.answerable`); with a model, it reads the best passages and returns a structured judgement
-        (`GroundedAnswer`): not answerable means `no_result` whatever the retrieval scores, and the sources
-        are the passages it cites.
+        The evidence decides whether the documents answer (`Evidence.answerable`), with or without a model: a
+        model may add to an answer, never take one away. With a model (the query-variant call did not meet
+        `OfflineUnsupported`), an answerable question's best passages go to it; its structured reply
+        (`GroundedAnswer`) is streamed as it is written and becomes the answer when it is answerable and
+        every number it states is in the passages it was shown (`grounding.unsupported_numbers`). The sources
+        are the evidence's, then those the model cited. Otherwise, and offline, the evidence is quoted.
+        `data.model_answerable` records the model's own judgement.
         """
         outcome = state["outcome"]
         evidence = state["evidence"]
@@ -478,60 +510,83 @@ class RagAgent:
                                 "question": state["question"]}
         if state.get("context"):
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
-        no_result = AgentReply(text=message("rag.no_result", language), data=data, agent=AGENT_NAME)
-        if not state.get("offline") and outcome.chunks:
-            async def generating() -> None:
-                await _progress(config)(message("rag.generating", language,
-                                                n=min(len(outcome.chunks), JUDGE_PASSAGES)),
-                                        stage="generating", progress=0.8)
-
-            judged = await announce_if_slow(self._judge(state["question"], outcome.chunks[:JUDGE_PASSAGES],
-                                                        language), generating)
-            if judged is not None:
-                answer, cited = judged
-                data["judged_by"] = "llm"
-                if answer is None:
-                    data.update(status=STATUS_NO_RESULT, sources=[])
-                    return {"reply": no_result}
-                sources = group_sources(cited, language)
-                data.update(status=STATUS_OK, sources=sources, quotes=quote_records(cited, language))
-                return {"reply": AgentReply(text=f"{answer}\n\n{source_section(sources, language)}", data=data,
-                                            agent=AGENT_NAME)}
         if not self._answerable(evidence):
             data.update(status=STATUS_NO_RESULT, sources=[])
-            return {"reply": no_result}
+            return {"reply": AgentReply(text=message("rag.no_result", language), data=data, agent=AGENT_NAME),
+                    "cited": []}
+        if not state.get("offline") and outcome.chunks:
+            async def generating() -> None:
+                await _progress(config)(message("rag.generating", language, n=len(shown)),
+                                        stage="generating", progress=0.8)
+
+            shown = judge_passages(evidence, outcome.chunks)
+            stream = (config.get("configurable") or {}).get("progress")
+            judged = await announce_if_slow(
+                self._judge(state["question"], shown, language, getattr(stream, "stream_answer", None)), generating)
+            if judged is not None:
+                answer, cited = judged
+                data.update(judged_by="llm", model_answerable=answer is not None)
+                if answer is not None:
+                    missing = unsupported_numbers(answer, [f"{c.hit.file_name} {hit_label(c.hit, language)} "
+                                                           f"{text}" for c, text in shown])
+                    if not missing:
+                        quotes = merged_quotes(evidence.quotes, cited)
+                        sources = group_sources(quotes, language)
+                        data.update(status=STATUS_OK, sources=sources, quotes=quote_records(quotes, language),
+                                    answer_by="llm")
+                        # The model's answer, then the evidence it stands on, quoted as offline: a model adds
+                        # to what the person can check, it never replaces it.
+                        text = (f"{answer}\n\n{extractive_answer(evidence, language, intro=False)}\n\n"
+                                f"{source_section(sources, language)}")
+                        return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME),
+                                "cited": [q.chunk for q in quotes]}
+                    data["unsupported_numbers"] = missing  # the draft stated numbers from elsewhere: not used
         answer = extractive_answer(evidence, language)  # quoted at once: no status line for it
         sources = group_sources(evidence.quotes, language)
-        data.update(status=STATUS_OK, sources=sources, quotes=quote_records(evidence.quotes, language))
+        data.update(status=STATUS_OK, sources=sources, quotes=quote_records(evidence.quotes, language),
+                    answer_by="evidence")
         text = f"{answer}\n\n{source_section(sources, language)}"
-        return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME)}
+        return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME),
+                "cited": [q.chunk for q in evidence.quotes]}
 
-    async def _judge(self, question: str, chunks: Sequence[RankedChunk],
-                     language: str) -> tuple[str | None, list[Quote]] | None:
-        """The model's grounded answer over numbered passages: (answer or None when the passages do not
-        answer, the cited passages), or None offline or when the call failed (the evidence decides then)."""
-        passages = "\n\n".join(f"[{i + 1}] ({c.hit.file_name} {hit_label(c.hit, language)}) "
-                                 f"{c.hit.content[:PASSAGE_CHARS]}" for i, c in enumerate(chunks))
+    async def _judge(self, question: str, shown: Sequence[tuple[RankedChunk, str]], language: str,
+                     stream: Callable[[str], Awaitable[None]] | None = None
+                     ) -> tuple[str | None, list[Quote]] | None:
+        """The model's grounded answer over numbered passages: (the answer, or None when it says the passages
+        do not answer; the cited passages), or None offline or when the call failed (the evidence answers then).
+        `stream` receives the answer written so far as the reply grows."""
+        passages = "\n\n".join(f"[{i + 1}] ({c.hit.file_name} {hit_label(c.hit, language)}) {text}"
+                                 for i, (c, text) in enumerate(shown))
         answer_language = "Korean" if language == "ko" else "English"
+        messages = [
+            {"role": "system", "content": "Decide whether the numbered passages answer the question. "
+             "answerable is true only when they state what is asked (the value, name, date, reason or "
+             f"procedure itself), not merely the topic. When answerable, answer in {answer_language}, "
+             "concisely, only from the passages, copying numbers and units exactly as the passages write them, "
+             "citing them as [n], and list the numbers of the passages used in `cited`. Do not add outside facts."},
+            {"role": "user", "content": f"Passages:\n{passages}\n\nQuestion: {question}"}]
+        judged: GroundedAnswer | None = None
         try:
-            judged = await self.llm.parse([
-                {"role": "system", "content": "Decide whether the numbered passages answer the question. "
-                 "answerable is true only when they state what is asked (the value, name, date, reason or "
-                 "procedure itself), not merely the topic. When answerable, answer in "
-                 f"{answer_language}, concisely, only from the passages, citing them as [n], and list the "
-                 "numbers of the passages used in `cited`. Do not add outside facts."},
-                {"role": "user", "content": f"Passages:\n{passages}\n\nQuestion: {question}"}],
-                GroundedAnswer, purpose="rag_generate", max_tokens=JUDGE_MAX_TOKENS)
+            async for item in self.llm.stream_parse(messages, GroundedAnswer, purpose="rag_generate",
+                                                    max_tokens=JUDGE_MAX_TOKENS):
+                if isinstance(item, GroundedAnswer):
+                    judged = item
+                    if stream is not None and item.answerable:
+                        await stream(item.answer)  # the whole answer (a last piece the partials did not show)
+                elif stream is not None and item.get("answerable") is True and isinstance(item.get("answer"), str):
+                    await stream(item["answer"])
         except OfflineUnsupported:
             return None
         except LLMError as exc:  # a failed call must not lose the answer: the offline evidence decides
             log.warning("LLM answer failed, answering from the offline evidence: %r", exc)
             note_degraded("llm_answer", exc)
             return None
+        if judged is None:
+            return None
         if not judged.answerable or not judged.answer.strip():
             return None, []
-        cited = [chunks[n - 1] for n in dict.fromkeys(judged.cited) if 1 <= n <= len(chunks)] or list(chunks[:1])
-        return judged.answer.strip(), [Quote(c.hit.content, c, 0, c.relevance, 0.0) for c in cited]
+        cited = [shown[n - 1][0] for n in dict.fromkeys(judged.cited) if 1 <= n <= len(shown)]
+        return judged.answer.strip(), [Quote(text, c, 0, c.relevance, 0.0) for c, text in shown if c in cited]
 
     async def index_document(self, state: RagState, config: RunnableConfig) -> RagState:
         progress = _progress(config)

@@ -49,6 +49,10 @@ CANDIDATES_PER_LIST = 20
 #: Weights of the normalised BM25 and cosine scores in a chunk's score (tuned on the dev split).
 TERM_WEIGHT = 0.65
 VECTOR_WEIGHT = 0.35
+#: Of the `top_k` chunks, how many the model's query variants may fill with chunks the question's own ranking
+#: did not keep. The question's ranking is never reordered by a variant: a model adds candidates, it cannot
+#: push out the best ones the question found alone.
+VARIANT_SLOTS = 3
 #: Seconds between two checks for chunks of an older text analysis.
 STALE_CHECK_S = 300.0
 #: Score factor of the hub's own generated reports: originals rank above a report quoting them.
@@ -70,9 +74,10 @@ class RankedChunk:
 
     hit: ChunkHit
     term_score: float = 0.0
-    vector_score: float = 0.0
+    vector_score: float = 0.0  # the question's own vector (what the offline search ranks by)
     relevance: float = 0.0
     matched_queries: set[int] = field(default_factory=set)
+    variant_score: float = 0.0  # the best score of the model's query variants (see `search`)
 
     @property
     def key(self) -> str:
@@ -196,6 +201,20 @@ class RagSearchService:
         rewrite = normalize(plan.rewrite) or rewrite_query(question)
         return _distinct_queries(rewrite, [normalize(v) for v in plan.variants if normalize(v)], question)
 
+    def _with_variants(self, ranked: list[RankedChunk], top_k: int, query: Any, stats: Any, best_term: float,
+                       vector_weight: float) -> list[RankedChunk]:
+        """The question's own ranking, whose last `VARIANT_SLOTS` places go to the chunks the variants rank
+        best among those it did not keep (each scored as if the variant were the question)."""
+        keep = max(top_k - VARIANT_SLOTS, 0)
+        head, rest = ranked[:keep], ranked[keep:]
+
+        def as_variant(c: RankedChunk) -> float:
+            return ((1 - vector_weight) * c.term_score / best_term
+                    + vector_weight * rescale_similarity(self.embeddings.model, max(c.vector_score, c.variant_score)))
+
+        rest.sort(key=lambda c: (as_variant(c), c.relevance), reverse=True)
+        return head + rest
+
     async def search(self, question: str, queries: Sequence[str] | None = None, top_k: int | None = None,
                      context: Sequence[str] = (), document: str | None = None,
                      viewer: Viewer | None = None) -> SearchOutcome:
@@ -239,10 +258,14 @@ class RagSearchService:
             self.store.term_stats(terms, viewer=viewer))
         timings["search"] = (time.perf_counter() - t) * 1000
         fused: dict[str, RankedChunk] = {}
+        own = texts[:1] == [question]  # the first vector list is the question's own
         for qi, hits in enumerate(vector_lists):
             for hit in hits:
                 entry = fused.setdefault(hit.key, RankedChunk(hit))
-                entry.vector_score = max(entry.vector_score, hit.score)
+                if qi == 0 or not own:
+                    entry.vector_score = max(entry.vector_score, hit.score)
+                else:
+                    entry.variant_score = max(entry.variant_score, hit.score)
                 entry.matched_queries.add(qi)
                 if entry.hit.tokens is None:
                     entry.hit.tokens = hit.tokens
@@ -262,7 +285,10 @@ class RagSearchService:
                 entry.relevance = round(entry.relevance * REPORT_FACTOR, 4)
             if document is not None and entry.hit.storage_ref != document:
                 entry.relevance = round(entry.relevance * OTHER_DOCUMENT_FACTOR, 4)
-        ranked = sorted(fused.values(), key=lambda c: (c.relevance, c.term_score), reverse=True)[:top_k]
+        ranked = sorted(fused.values(), key=lambda c: (c.relevance, c.term_score), reverse=True)
+        if any(c.variant_score > c.vector_score for c in ranked[top_k - VARIANT_SLOTS:]):
+            ranked = self._with_variants(ranked, top_k, query, stats, best_term, vector_weight)
+        ranked = ranked[:top_k]
         max_score = max((c.relevance for c in ranked), default=0.0)
         timings["total"] = (time.perf_counter() - started) * 1000
         return SearchOutcome(question, texts or [question], ranked, round(max_score, 4), query, stats, timings,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ai_llm.common import identity
@@ -38,6 +38,7 @@ from ai_llm.common.messages import LANGUAGES, language_or_default, message
 from ai_llm.common.messages import catalog as message_catalog
 from ai_llm.common.text import is_korean, split_sentences
 from ai_llm.orchestrator_agent.executor import (
+    ANSWER_RELAY,
     FAILED_STATUSES,
     PREVIOUS_RESULT_CHARS,
     PlanExecutor,
@@ -226,8 +227,12 @@ class Orchestrator:
             first = plan.steps[0]
             run_plan = IntentPlan(intent=plan.intent, steps=[first.model_copy(update={
                 "instruction": f"{first.instruction}\n\n이전 결과:\n[orchestrator] {last['text'][:PREVIOUS_RESULT_CHARS]}"})])
-        results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
-                                               emit=progress, viewer=viewer)
+        relay = ANSWER_RELAY.set(self._answer_relay(plan, language, progress))
+        try:
+            results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
+                                                   emit=progress, viewer=viewer)
+        finally:
+            ANSWER_RELAY.reset(relay)
         answer, status, extra, synthesis = await self._compose(question, plan, results, base_data,
                                                                request.context_id, language, progress)
         all_results = results + extra
@@ -245,6 +250,24 @@ class Orchestrator:
         reply.data["synthesis"] = synthesis
         reply.state = state  # type: ignore[assignment]
         return reply
+
+    @staticmethod
+    def _answer_relay(plan: IntentPlan, language: str, progress: Progress
+                      ) -> Callable[[int, str], Awaitable[None]] | None:
+        """For a plan whose answer is its one step's text, a relay that streams that step's answer as it is
+        written (behind the prefix `_compose` puts before it); None for plans whose answer is composed after
+        every step (HYBRID, several steps), which then arrives whole."""
+        stream = getattr(progress, "stream_answer", None)
+        if stream is None or len(plan.steps) != 1:
+            return None
+        prefix = f"{message('orchestrator.rag_prefix', language)}\n\n" \
+            if plan.intent == "INTERNAL_SEARCH" and plan.steps[0].agent == RAG else ""
+
+        async def relay(index: int, text: str) -> None:
+            if index == 0:
+                await stream(prefix + text.strip())
+
+        return relay
 
     async def _compose(self, question: str, plan: IntentPlan, results: list[StepResult],
                        base_data: dict[str, Any], context_id: str, language: str,

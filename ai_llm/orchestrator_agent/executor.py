@@ -10,6 +10,7 @@ forwarded through the orchestrator's `Progress`, tagged with the sub-agent's nam
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,7 +20,7 @@ from typing import Any
 from ai_llm.common import identity
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnavailable, RemoteAgent, RemoteAgentError
 from ai_llm.common.degraded import add_degraded
-from ai_llm.common.events import STATUS_ERROR, STATUS_OK, StatusEvent
+from ai_llm.common.events import ANSWER_DELTA, STATUS_ERROR, STATUS_OK, StatusEvent
 from ai_llm.common.identity import Viewer
 from ai_llm.common.messages import DEFAULT_LANGUAGE, catalog, message
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, topological_layers
@@ -34,6 +35,10 @@ FAILED_STATUSES = {STATUS_ERROR, STATUS_TIMEOUT, STATUS_UNAVAILABLE, STATUS_SKIP
 PREVIOUS_RESULT_CHARS = 6000
 
 Emit = Callable[..., Awaitable[None]]
+#: Where a step's answer, as its agent writes it, goes (step index, the answer so far); set by the orchestrator
+#: for the request whose answer is that one step's (`Orchestrator._answer_relay`), unset otherwise.
+ANSWER_RELAY: contextvars.ContextVar[Callable[[int, str], Awaitable[None]] | None] = contextvars.ContextVar(
+    "answer_relay", default=None)
 
 
 @dataclass
@@ -138,6 +143,11 @@ class PlanExecutor:
             return StepResult(index, step.agent, STATUS_UNAVAILABLE, error=f"unknown agent {step.agent!r}")
 
         async def forward(event: StatusEvent) -> None:
+            if event.stage == ANSWER_DELTA:  # a piece of the answer: to the relay, never a status line
+                relay = ANSWER_RELAY.get()
+                if relay is not None:
+                    await relay(index, str(event.data.get("text") or ""))
+                return
             # Tagged with the name the plan uses for the agent; what the agent called itself is kept beside.
             if emit is not None:
                 await emit(event.message, stage=event.stage, progress=event.progress, agent=step.agent,

@@ -99,3 +99,13 @@ def team_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[
     with offline_hub(session_dir / "team-hub", database_url=pg_url, embedding_url=embedding_server,
                      hub_token=TEAM_HUB_TOKEN, admin_password=TEAM_HUB_ADMIN_PASSWORD) as hub:
         yield hub
+
+
+@pytest.fixture(scope="session")
+def llm_hub(pg_url: str, embedding_server: str, session_dir: Path, backend_procs: Processes) -> Iterator[OfflineHub]:
+    """The whole hub with a model connected: every agent's LLM calls go to a scripted server on the OpenAI wire
+    format (`servers/openai_stand_in.py`, whose answers stream in pieces), on the session's Postgres."""
+    model = backend_procs.start("openai-stand-in", "tests.backend.servers.openai_stand_in", {}, "/v1/models")
+    with offline_hub(session_dir / "llm-hub", database_url=pg_url, embedding_url=embedding_server,
+                     llm_url=f"{model.url}/v1", llm_model="stand-in") as hub:
+        yield hub

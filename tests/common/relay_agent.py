@@ -37,6 +37,11 @@ def main() -> None:
     async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
         if request.text == "boom":
             raise ValueError("asked to fail")
+        if request.text.startswith("write:"):  # the answer as it is written, then the whole reply
+            words = request.text.removeprefix("write:").split()
+            for n in range(1, len(words) + 1):
+                await progress.stream_answer(" ".join(words[:n]))
+            return AgentReply(text=" ".join(words) + "\n\nSources: none", data={"status": "ok"})
         if request.data.get("files"):
             return AgentReply(text="files", data={"status": "ok", "files": request.data["files"]})
         if not args.peer:

@@ -75,7 +75,20 @@ async def test_history_is_kept_per_context(spawn) -> None:  # type: ignore[no-un
 async def test_a_failing_handler_yields_a_failed_reply_not_a_hang(spawn) -> None:  # type: ignore[no-untyped-def]
     reply = await RemoteAgent(spawn("leaf")).ask("boom")
     assert reply.state == "failed" and reply.status == "error"
-    assert "asked to fail" in reply.text
+    # The person reads that it failed; the exception's text is in the data (and the log), not the reply text.
+    assert "asked to fail" not in reply.text and reply.text.startswith("leaf")
+    assert reply.data["error"] == "ValueError: asked to fail"
+
+
+async def test_an_answer_streams_as_artifact_chunks_and_ends_as_the_whole_reply(spawn) -> None:  # type: ignore[no-untyped-def]
+    """`Progress.stream_answer` sends what each call adds as an appended chunk of the answer artifact; the
+    client sees each piece (`answer_delta`) and a final text that is the whole reply, not pieces plus reply."""
+    events = [e async for e in RemoteAgent(spawn("leaf")).stream("write:one two three four")]
+    deltas = [e for e in events if isinstance(e, StatusEvent) and e.stage == "answer_delta"]
+    assert [d.data["delta"] for d in deltas] == ["one", " two", " three", " four"]
+    assert deltas[-1].data["text"] == "one two three four"
+    reply = events[-1]
+    assert isinstance(reply, AgentReply) and reply.text == "one two three four\n\nSources: none"
 
 
 async def test_token_is_required_when_configured(spawn) -> None:  # type: ignore[no-untyped-def]

@@ -45,11 +45,13 @@ def openai_compatible_app(accept_json_schema: bool, log: list[dict[str, Any]]) -
         if fmt == "json_schema" and not accept_json_schema:
             return JSONResponse({"error": {"message": "response_format json_schema not supported",
                                            "type": "invalid_request_error"}}, status_code=400)
-        if fmt in ("json_schema", "json_object"):
+        if fmt in ("json_schema", "json_object") and not body.get("stream"):
             return completion('Sure: {"intent": "WEB_SEARCH", "confidence": 0.9}')
         if body.get("stream"):
+            pieces = ['{"intent": "WEB', '_SEARCH", "confi', 'dence": 0.9', '}'] if fmt else ["안녕", "하세요", "!"]
+
             async def chunks() -> AsyncIterator[bytes]:
-                for piece in ["안녕", "하세요", "!"]:
+                for piece in pieces:
                     delta = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
                              "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
                     yield f"data: {json.dumps(delta)}\n\n".encode()
@@ -100,6 +102,34 @@ async def test_openai_adapter_falls_back_when_json_schema_is_rejected(compatible
     assert len(log) == 1
 
 
+async def test_structured_output_streams_as_growing_partial_objects_then_the_validated_one(
+        compatible_server: Any) -> None:
+    """`stream_parse`: each chunk that grows the JSON yields the object so far (a cut string kept as written),
+    the last item is the validated model; a server that refuses `json_schema` gets the JSON-object prompt."""
+    url, log, extra = compatible_server
+    items = [item async for item in OpenAIChat("m", base_url=url).stream_parse(
+        [{"role": "user", "content": "환율?"}], Verdict)]
+    assert items[-1] == Verdict(intent="WEB_SEARCH", confidence=0.9)
+    partials = items[:-1]
+    assert partials[0] == {"intent": "WEB"} and {"intent": "WEB_SEARCH"} in partials and len(partials) >= 3
+    assert (log[-1].get("response_format") or {}).get("type") == "json_schema" and log[-1]["stream"] is True
+    log.clear()
+    legacy = OpenAIChat("m", base_url=extra["legacy_url"])
+    items = [item async for item in legacy.stream_parse([{"role": "user", "content": "x"}], Verdict)]
+    assert items[-1] == Verdict(intent="WEB_SEARCH", confidence=0.9)
+    assert [(b.get("response_format") or {}).get("type") for b in log] == ["json_schema", "json_object"]
+
+
+async def test_a_streamed_reply_that_is_not_the_schema_is_an_error(compatible_server: Any) -> None:
+    class Other(BaseModel):
+        city: str
+
+    url, _, _ = compatible_server
+    with pytest.raises(LLMError):
+        async for _ in OpenAIChat("m", base_url=url).stream_parse([{"role": "user", "content": "x"}], Other):
+            pass
+
+
 def test_text_rules_variants_and_extractive_answers() -> None:
     rewrite = text_rules.rewrite_query("손 위생 지침은 무엇인가요?")
     assert "위생" in rewrite and "무엇" not in rewrite
@@ -123,6 +153,9 @@ async def test_offline_engine_refuses_every_generation_the_same_way() -> None:
         await engine.chat(messages)
     with pytest.raises(OfflineUnsupported):
         async for _ in engine.stream(messages):
+            pass
+    with pytest.raises(OfflineUnsupported):
+        async for _ in engine.stream_parse(messages, Verdict):
             pass
     with pytest.raises(OfflineUnsupported):
         engine.langchain_model()

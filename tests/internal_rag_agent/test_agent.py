@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ai_llm.common.a2a_server import AgentRequest
+from ai_llm.common.a2a_server import AgentRequest, Progress
 from ai_llm.common.db import Database
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
@@ -206,10 +206,19 @@ class ScriptedLLM:
     `answerable` scripts the answer step's judgement (the passages state the answer, or only the topic).
     """
 
-    def __init__(self, answerable: bool = True) -> None:
+    def __init__(self, answerable: bool = True, answer: str = "The approval code is TRV-2291 [{n}].") -> None:
         self.calls: list[CallRecord] = []
         self.answerable = answerable
+        self.answer = answer
         self.passages = ""
+
+    async def stream_parse(self, messages: Sequence[dict[str, str]], schema: type, **kw: Any) -> Any:
+        """The structured reply as a model streams it: growing partial objects, then the whole one."""
+        whole = await self.parse(messages, schema, **kw)
+        dumped = whole.model_dump()
+        for cut in (len(dumped["answer"]) // 3, 2 * len(dumped["answer"]) // 3):
+            yield {"answerable": dumped["answerable"], "answer": dumped["answer"][:cut]}
+        yield whole
 
     async def chat(self, messages: Sequence[dict[str, str]], **_: Any) -> str:
         raise AssertionError("the answer step asks for a structured judgement, not free text")
@@ -222,8 +231,7 @@ class ScriptedLLM:
                 return GroundedAnswer(answerable=False)
             number = next(m.group(1) for m in re.finditer(r"\[(\d)\] \(([^)]*)\) ([^\[]*)", self.passages)
                           if "TRV-2291" in m.group(3))
-            return GroundedAnswer(answerable=True, answer=f"The approval code is TRV-2291 [{number}].",
-                                  cited=[int(number)])
+            return GroundedAnswer(answerable=True, answer=self.answer.format(n=number), cited=[int(number)])
         assert schema is QueryPlan
         return QueryPlan(rewrite="business travel approval code",
                          variants=["travel approval code", "TRV code for trips", "code approving travel"])
@@ -241,30 +249,68 @@ async def test_online_llm_writes_the_variants_and_the_answer(deps: Any, corpus: 
                                               "travel approval code", "TRV code for trips", "code approving travel"]
     reply = state["reply"]
     assert reply.text.startswith("The approval code is TRV-2291 [")
-    assert reply.data["status"] == "ok" and reply.data["judged_by"] == "llm"
-    # The sources are the passage the model cited, the one that holds the code.
-    assert [s["file_name"] for s in reply.data["sources"]] == ["travel_policy.pdf"]
+    assert reply.data["status"] == "ok" and reply.data["judged_by"] == "llm" and reply.data["answer_by"] == "llm"
+    # The model's answer is followed by the evidence it stands on, quoted as offline, then the sources: the
+    # evidence's and the passage the model cited, the one that holds the code.
+    offline, _ = await ask(RagAgent(PgVectorStore(deps.db), deps.embeddings, LocalEngine(), deps.settings),
+                           "Which code approves business trips?")
+    quoted = [line for line in offline["reply"].text.splitlines() if line.startswith("> ")]
+    assert quoted and all(line in reply.text.splitlines() for line in quoted)
+    assert "travel_policy.pdf" in [s["file_name"] for s in reply.data["sources"]]
     assert [c.purpose for c in llm.calls] == ["rag_query_variants", "rag_generate"]
 
 
-async def test_online_llm_judging_the_passages_unanswerable_gives_no_result(deps: Any, corpus: Corpus) -> None:
-    """The passages are on topic (retrieval finds the travel policy) but the model says they do not state what
-    is asked: `no_result`, so the orchestrator falls back to the web, whatever the retrieval scores."""
+async def test_the_answer_streams_to_the_a2a_progress_as_the_model_writes_it(deps: Any, corpus: Corpus) -> None:
+    """Each growing piece of the model's answer goes to `Progress.stream_answer`; the reply starts with it."""
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, ScriptedLLM(), deps.settings)  # type: ignore[arg-type]
+    sent: list[dict[str, Any]] = []
+
+    async def sink(payload: dict[str, Any], _message: str) -> None:
+        sent.append(payload)
+
+    progress = Progress("internal_rag", sink=sink)
+    reply = await agent.run(AgentRequest(text="Which code approves business trips?", data={"language": "en"}),
+                            progress)
+    deltas = [p["delta"] for p in sent if p.get("stage") == "answer_delta"]
+    assert len(deltas) >= 2 and reply.text.startswith("".join(deltas))
+    assert "".join(deltas) == progress.streamed and "TRV-2291" in progress.streamed
+
+
+async def test_the_model_never_takes_an_answer_away(deps: Any, corpus: Corpus) -> None:
+    """The evidence answers; the model says the passages do not: the quoted evidence still answers (a model adds
+    to answers, it does not remove them), and its judgement is recorded."""
     llm = ScriptedLLM(answerable=False)
     agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, llm, deps.settings)  # type: ignore[arg-type]
     state, _ = await ask(agent, "Which code approves business trips?")
     reply = state["reply"]
-    assert "TRV-2291" in llm.passages  # the model was shown the best passages
-    assert reply.data["status"] == "no_result" and reply.data["sources"] == []
-    assert reply.data["judged_by"] == "llm"
+    assert "TRV-2291" in llm.passages  # the model was shown the evidence's passage
+    assert reply.data["status"] == "ok" and "TRV-2291" in reply.text
+    assert reply.data["model_answerable"] is False and reply.data["answer_by"] == "evidence"
+
+
+async def test_a_draft_stating_a_number_from_elsewhere_is_not_used(deps: Any, corpus: Corpus) -> None:
+    """The model writes a number no passage states ("valid for 30 days"): the quoted evidence answers."""
+    llm = ScriptedLLM(answer="The approval code is TRV-2291 [{n}], valid for 30 days.")
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, llm, deps.settings)  # type: ignore[arg-type]
+    state, _ = await ask(agent, "Which code approves business trips?")
+    reply = state["reply"]
+    assert reply.data["unsupported_numbers"] == ["30"] and reply.data["answer_by"] == "evidence"
+    assert "30 days" not in reply.text and "TRV-2291" in reply.text
+
+
+async def test_a_question_the_evidence_cannot_answer_is_not_sent_to_the_model(deps: Any, corpus: Corpus) -> None:
+    llm = ScriptedLLM()
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, llm, deps.settings)  # type: ignore[arg-type]
+    state, _ = await ask(agent, "What is the airspeed velocity of an unladen swallow?")
+    assert state["reply"].data["status"] == "no_result"
+    assert "rag_generate" not in [c.purpose for c in llm.calls]
 
 
 async def test_a_failed_answer_call_falls_back_to_the_offline_evidence(deps: Any, corpus: Corpus) -> None:
     class Failing(ScriptedLLM):
-        async def parse(self, messages: Sequence[dict[str, str]], schema: type, **kw: Any) -> Any:
-            if schema is GroundedAnswer:
-                raise LLMError("model unavailable")
-            return await super().parse(messages, schema, **kw)
+        async def stream_parse(self, messages: Sequence[dict[str, str]], schema: type, **kw: Any) -> Any:
+            raise LLMError("model unavailable")
+            yield None
 
     agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, Failing(), deps.settings)  # type: ignore[arg-type]
     with collect_degraded() as skipped:

@@ -89,6 +89,23 @@ async def test_streaming_chat_yields_several_deltas(llm: OpenAIChat) -> None:
     assert llm.calls[-1].kind == "stream"
 
 
+async def test_a_grounded_answer_streams_as_partial_objects_from_a_real_server(llm: OpenAIChat) -> None:
+    """The RAG answer's structured reply from llama.cpp's server, streamed: whatever the model writes, the
+    grammar keeps it a `GroundedAnswer`; it arrives as several growing partial objects of that schema's
+    fields, and the last item is the validated answer."""
+    from ai_llm.internal_rag_agent.agent import GroundedAnswer
+
+    items = [item async for item in llm.stream_parse(
+        [{"role": "user", "content": "Passages:\n[1] (policy.pdf p.2) Claims are filed within 14 days.\n\n"
+                                     "Question: How many days do I have to file a claim?"}],
+        GroundedAnswer, purpose="rag_generate")]
+    assert isinstance(items[-1], GroundedAnswer)
+    partials = items[:-1]
+    assert len(partials) >= 2 and all(isinstance(p, dict) for p in partials)
+    assert all(set(p) <= set(GroundedAnswer.model_fields) for p in partials)
+    assert llm.calls[-1].kind == "stream_parse"
+
+
 async def test_hybrid_synthesis_returns_text_and_keeps_every_source(llm: OpenAIChat) -> None:
     file_source = {"type": "file", "file_name": "travel_policy.pdf", "file_id": "f-1", "pages": [3],
                    "page_label": "p.3", "score": 0.81}

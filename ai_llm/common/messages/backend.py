@@ -13,5 +13,6 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "en": "An agent refused the call (check the HUB_TOKEN setting)."},
     "failed": {"ko": "요청을 처리하지 못했습니다: {detail}", "en": "The request could not be completed: {detail}"},
     "not_found": {"ko": "대화를 찾을 수 없습니다.", "en": "The conversation was not found."},
+    "call_failed": {"ko": "오케스트레이터 호출이 실패했습니다", "en": "the orchestrator call failed"},
     "internal": {"ko": "백엔드에서 오류가 발생했습니다.", "en": "The backend hit an error."},
 }

@@ -41,11 +41,15 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         census: Annotated[bool, typer.Option(help="count the work of each chat (Postgres transactions, A2A "
                                                   "tasks, search calls, embedding texts); waits 11 s around "
                                                   "each level for Postgres' statistics")] = False,
+        llm_url: Annotated[str | None, typer.Option(
+            help="the hub's model (an OpenAI-compatible server, e.g. http://127.0.0.1:10020/v1): answers are "
+                 "written by it and streamed; each level also reports time to the first answer token")] = None,
+        llm_model: Annotated[str | None, typer.Option(help="the model id at --llm-url (default LLM_MODEL)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
-        """Concurrent chats through /api/chat against an offline hub: chats/s, first-status and answer
-        percentiles for each level, per-stage timings, CPU seconds per process; the question mix is the same
-        at every level (documents, web, hybrid in turn)."""
+        """Concurrent chats through /api/chat against an offline hub (or one with --llm-url's model): chats/s,
+        first-status, first-token and answer percentiles for each level, per-stage timings, CPU seconds per
+        process; the question mix is the same at every level (documents, web, hybrid in turn)."""
         levels = parse_levels(chats)
         pdf_path = eval_data / "pdfs" / pdf
         if not pdf_path.exists():
@@ -59,7 +63,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         if victim is not None and counts.get(victim, 1) < 2:
             raise typer.BadParameter(f"--kill-replica {kill_replica}: give it at least two --replicas")
         with tempfile.TemporaryDirectory(prefix="hub-bench-backend-") as tmp, \
-                offline_hub(Path(tmp), eval_data=eval_data, replicas=counts, freeze_heap=True) as hub:
+                offline_hub(Path(tmp), eval_data=eval_data, replicas=counts, freeze_heap=True,
+                            llm_url=llm_url, llm_model=llm_model) as hub:
 
             def kill() -> dict[str, Any]:
                 assert victim is not None

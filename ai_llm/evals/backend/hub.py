@@ -60,7 +60,8 @@ def hotpotqa_corpus(eval_data: Path | None, target: Path) -> Path | None:
 def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: str | None = None,
                 embedding_url: str | None = None, timeout_s: float = 240.0,
                 replicas: dict[str, int] | None = None, freeze_heap: bool = False,
-                hub_token: str | None = None, admin_password: str | None = None) -> Iterator[OfflineHub]:
+                hub_token: str | None = None, admin_password: str | None = None,
+                llm_url: str | None = None, llm_model: str | None = None) -> Iterator[OfflineHub]:
     """Start every hub process on free ports (reusing a database / embedding server when given); stop all.
 
     Args:
@@ -73,13 +74,17 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
         freeze_heap: freeze this process's heap before forking the hub's processes, as `hub up` does
             (`Launcher`); for a command that only runs this hub, not a test process.
         hub_token, admin_password: `HUB_TOKEN` and `HUB_ADMIN_PASSWORD` (accounts and login), when given.
+        llm_url, llm_model: an OpenAI-compatible model server (`OPENAI_BASE_URL`, `LLM_MODEL`) every agent uses
+            instead of the offline mode.
     """
     corpus = hotpotqa_corpus(eval_data, data_dir / "corpus" / "hotpotqa.jsonl")
     settings = Settings(_env_file=None, hub_host="127.0.0.1", data_dir=data_dir,  # type: ignore[call-arg]
                         database_url=database_url,
                         embedding_url=embedding_url, local_corpus=corpus, openai_api_key=None,
-                        openai_base_url=None, embedding_provider="local", hub_token=hub_token,
+                        openai_base_url=llm_url, embedding_provider="local", hub_token=hub_token,
                         hub_admin_password=admin_password)
+    if llm_model:
+        settings = settings.model_copy(update={"llm_model": llm_model})
     only = {s.name for s in SERVICES} - ({"embedding_server"} if embedding_url else set())
     launcher = OfflineLauncher(settings, only=only, ephemeral=True, replicas=replicas, freeze_heap=freeze_heap)
     try:

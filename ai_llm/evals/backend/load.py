@@ -45,11 +45,20 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in runs if r["answered"]]
     first = [r["first_status_ms"] for r in ok if r["first_status_ms"] is not None]
     answer = [r["answer_ms"] for r in ok]
+    tokens = [r["first_token_ms"] for r in ok if r.get("first_token_ms") is not None]
+    streamed = {}
+    if tokens:  # a model wrote the answers (`--llm-url`): when its first piece arrived, against the whole answer
+        token_p50, answer_p50 = percentile(tokens, 50), percentile(answer, 50)
+        streamed = {"streamed_chats": len(tokens), "first_token_p50_ms": _round(token_p50),
+                    "first_token_p95_ms": _round(percentile(tokens, 95)),
+                    "first_token_to_answer_p50": round(token_p50 / answer_p50, 3) if token_p50 and answer_p50 else None,
+                    "deltas_per_answer_p50": _round(percentile([float(r["deltas"]) for r in ok if r["deltas"]], 50))}
     return {
         "chats": len(runs), "completed": len(ok), "errors": len(runs) - len(ok),
         "error_messages": sorted({r["error"] for r in runs if r["error"]})[:5],
         "first_status_p50_ms": _round(percentile(first, 50)), "first_status_p95_ms": _round(percentile(first, 95)),
         "answer_p50_ms": _round(percentile(answer, 50)), "answer_p95_ms": _round(percentile(answer, 95)),
+        **streamed,
     }
 
 
@@ -66,7 +75,7 @@ async def backend_chat(http: httpx.AsyncClient, question: str, kind: str = "docu
     started = time.perf_counter()
     result: dict[str, Any] = {"kind": kind, "answered": False, "first_status_ms": None, "planned_ms": None,
                               "steps_done_ms": None, "answer_ms": None, "error": None, "intent": None,
-                              "steps": [], "status_events": 0}
+                              "steps": [], "status_events": 0, "first_token_ms": None, "deltas": 0}
     try:
         async for event in stream_chat(http, question, language="en"):
             elapsed = (time.perf_counter() - started) * 1000
@@ -79,6 +88,10 @@ async def backend_chat(http: httpx.AsyncClient, question: str, kind: str = "docu
                     result["planned_ms"] = elapsed
                 elif stage == "step_done":
                     result["steps_done_ms"] = elapsed
+            elif event.event == "delta":  # a piece of the answer as a model writes it
+                result["deltas"] += 1
+                if result["first_token_ms"] is None:
+                    result["first_token_ms"] = elapsed
             elif event.event == "answer":
                 result.update(answered=True, answer_ms=elapsed, sources=len(event.data.get("sources") or []),
                               intent=event.data.get("intent"), steps=event.data.get("steps") or [])

@@ -22,16 +22,23 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         details: Annotated[bool, typer.Option(help="include per-question rows")] = False,
         korean_analysis: Annotated[str, typer.Option(
             help="comma-separated Korean analyses to compare in one run: kiwi, bigrams")] = "kiwi",
+        llm_url: Annotated[str | None, typer.Option(
+            help="also ask every question with this OpenAI-compatible model (e.g. http://127.0.0.1:10020/v1); "
+                 "its figures go under `llm`, beside the offline ones")] = None,
+        llm_model: Annotated[str | None, typer.Option(help="the model id at --llm-url (default LLM_MODEL)")] = None,
+        limit: Annotated[int, typer.Option(help="ask only this many questions, spread evenly over the set (every "
+                                                "k-th, so its kinds stay mixed; 0: all)")] = 0,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
-        """Index the PDFs into a temporary database and score page recall, evidence and no-answer handling."""
+        """Index the documents into a temporary database and score page recall, evidence and no-answer handling
+        (offline, and with --llm-url also with that model on the same index)."""
         from ai_llm.evals.rag.evaluation import run_rag_eval
 
         if not docs.is_dir() or not qa.is_file():
             typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
             raise typer.Exit(2)
         modes = [m.strip() for m in korean_analysis.split(",") if m.strip()]
-        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes))
+        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes, llm_url, llm_model, limit))
         emit(result, as_json, None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items() if k != "items"))
 
     @bench_app.command("rag")

@@ -17,7 +17,15 @@ question, which must come back `no_result`. A document without pages (Word, slid
 * `no_answer_accuracy` — unanswerable questions answered `no_result`;
 * `false_no_result` — answerable questions wrongly answered `no_result`;
 * latency per question (mean, p50, p95);
-* `by_kind` — the same per item `kind` (e.g. `en`, `ko_about_en`, `followup`, `near_miss`).
+* `by_kind` — the same per item `kind` (e.g. `en`, `ko_about_en`, `followup`, `near_miss`);
+* `unsupported_numbers` — answered questions whose reply states a number that appears in none of the passages
+  it cites (nor its source lines): a hallucination check that needs no judge model
+  (`internal_rag_agent.grounding`).
+
+With `llm_url` (`--llm-url`, an OpenAI-compatible server), the same questions are asked a second time on the
+same index by an agent with that model, and its figures are reported under `llm` beside the offline ones of
+the same run, with `model_answerable_accuracy` (the model's own judgement against the gold) and the share of
+answers the model wrote (`answered_by_llm`).
 
 Items may carry `history` (`[{"role": "user"|"agent", "text": …}]`, sent as `data.history`: follow-ups),
 `kind`, `evidence` and `evidence_by_page` (page -> span).
@@ -44,11 +52,12 @@ from ai_llm.common.db import Database, migrate, start_embedded_postgres
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
 from ai_llm.common.events import STATUS_NO_RESULT
-from ai_llm.common.llm import make_llm
+from ai_llm.common.llm import OpenAIChat, make_llm
 from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.document_parser import SUPPORTED_SUFFIXES
+from ai_llm.internal_rag_agent.grounding import unsupported_numbers
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
 
@@ -136,6 +145,14 @@ def load_qa(path: Path) -> list[dict[str, Any]]:
     return items
 
 
+def spread(items: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """`limit` items taken evenly over `items` (every k-th, from the first), or all of them when `limit` is 0."""
+    if limit <= 0 or limit >= len(items):
+        return items
+    step = len(items) / limit
+    return [items[int(i * step)] for i in range(limit)]
+
+
 def document_files(docs_dir: Path) -> list[Path]:
     """The documents of a folder: every file of a supported format (a single file stands for itself)."""
     if not docs_dir.is_dir():
@@ -195,7 +212,9 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         reply = state["reply"]
         sources = reply.data.get("sources") or []
         evidence = state.get("evidence")
-        cited = [q.chunk for q in evidence.quotes] if evidence else []
+        cited = state.get("cited")
+        if cited is None:
+            cited = [q.chunk for q in evidence.quotes] if evidence else []
         row: dict[str, Any] = {"id": item["id"], "kind": item.get("kind") or "",
                                "format": Path(str(item.get("file") or "")).suffix.lower().lstrip(".") or "none",
                                "status": reply.data.get("status"),
@@ -204,6 +223,13 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
                                "cross_similarity": reply.data.get("cross_similarity"),
                                "cited": [(s["file_name"], s["page_label"] or s["pages"]) for s in sources],
                                "degraded": sorted(skipped)}
+        if "model_answerable" in reply.data:
+            row["model_answerable"] = reply.data["model_answerable"]
+            row["answer_by"] = reply.data.get("answer_by")
+        if reply.data.get("status") == "ok":
+            grounds = [c.hit.content for c in cited] + [f"{s['file_name']} {s['page_label']}" for s in sources]
+            row["unsupported"] = unsupported_numbers(reply.text, grounds)
+            row["has_unsupported"] = bool(row["unsupported"])
         if item["answer"] is None:
             row["correct_no_answer"] = reply.data.get("status") == STATUS_NO_RESULT
         else:
@@ -266,6 +292,7 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         "evidence_in_answer": share(answerable, "evidence_in_answer"),
         "no_answer_accuracy": share(negatives, "correct_no_answer"),
         "false_no_result": share(answerable, "false_no_result"),
+        "unsupported_numbers": share(per_item, "has_unsupported"),
         "by_kind": by_kind,
         "by_format": by_format,
         "mean_latency_ms": round(statistics.fmean(latencies), 1) if latencies else 0.0,
@@ -278,20 +305,30 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         "llm": "online" if agent.settings.llm_online else "offline",
         "embedding_model": agent.settings.embedding_model_name,
     }
+    judged = [r for r in per_item if "model_answerable" in r]
+    if judged:
+        result["model_answerable_accuracy"] = round(sum(
+            1 for r in judged if r["model_answerable"] == ("file_hit" in r)) / len(judged), 4)
+        result["model_judged"] = len(judged)
+        result["answered_by_llm"] = round(sum(1 for r in judged if r.get("answer_by") == "llm") / len(per_item), 4)
     if details:
         result["items"] = per_item
     return result
 
 
 async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: bool = False,
-                       korean_analysis: Sequence[str] = ()) -> dict[str, Any]:
+                       korean_analysis: Sequence[str] = (), llm_url: str | None = None,
+                       llm_model: str | None = None, limit: int = 0) -> dict[str, Any]:
     """The whole `hub eval rag` run.
 
     Args:
         korean_analysis: run the whole evaluation once per Korean analysis (`kiwi`, `bigrams`), each on a fresh
             index, and report each under `by_korean_analysis` (the first is also the top-level result).
+        llm_url, llm_model: also ask every question with this OpenAI-compatible model on the same index
+            (offline figures top level, the model's under `llm`).
+        limit: ask only this many questions, every k-th of the set (0: all).
     """
-    qa = load_qa(qa_path)
+    qa = spread(load_qa(qa_path), limit)
     modes = list(korean_analysis) or [text_analysis.KOREAN_ANALYSIS]
     results: dict[str, dict[str, Any]] = {}
     default = text_analysis.KOREAN_ANALYSIS
@@ -305,6 +342,14 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
                 indexed = await index_directory(env.agent, docs_dir)
                 index_s = time.perf_counter() - started
                 result = await evaluate(env.agent, qa, details)
+                if llm_url:
+                    model = OpenAIChat(llm_model or base.llm_model, base_url=llm_url, api_key=base.openai_api_key,
+                                       timeout_s=max(base.llm_timeout_s, 300.0))
+                    online = RagAgent(env.agent.store, env.agent.embeddings, model, env.settings)
+                    started = time.perf_counter()
+                    result["llm"] = await evaluate(online, qa, details)
+                    result["llm"].update(llm="online", model=model.model, base_url=llm_url,
+                                         seconds=round(time.perf_counter() - started, 1))
             result["korean_analysis"] = mode
             result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason", "notices")}
                                            for r in indexed]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, field_validator
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
-from ai_llm.common.events import AgentReply, StatusEvent
+from ai_llm.common.events import ANSWER_DELTA, AgentReply, StatusEvent
 from ai_llm.common.messages import message
 from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep
 from backend.api.routers.auth import PrincipalDep, identity_metadata
@@ -131,8 +131,9 @@ def planning_status(language: str) -> dict[str, Any]:
 
 
 @router.post("/chat", response_class=EventSourceResponse, responses={
-    200: {"description": "`status` events (the first, `planning`, sent before any work starts), then `answer` "
-                         "(or `error`), then `done`",
+    200: {"description": "`status` events (the first, `planning`, sent before any work starts), `delta` events "
+                         "(`{text}`: the next piece of an answer being written), then `answer` (the whole answer, "
+                         "which replaces the pieces) or `error`, then `done`",
           "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
 async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: OrchestratorDep, tasks: OrchestratorTasksDep,
                settings: SettingsDep, principal: PrincipalDep) -> EventSourceResponse:
@@ -186,6 +187,9 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                                                    metadata={CHAT_TAG: chat_tag,
                                                              **identity_metadata(settings, principal, "orchestrator")}):
                 if isinstance(event, StatusEvent):
+                    if event.stage == ANSWER_DELTA:  # the answer as it is written: `delta` events
+                        yield _event("delta", {"text": str(event.data.get("delta") or "")})
+                        continue
                     if not planning_relayed and event.agent == "orchestrator" and event.stage == "planning":
                         planning_relayed = True  # the client already has this line, from the backend
                         continue
@@ -193,6 +197,7 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                     continue
                 finished = True
                 if event.state in ("failed", "canceled", "rejected"):
+                    # The agent's own words (never an exception's: `a2a_server` keeps those in the data).
                     detail = event.text.strip() or event.state
                     yield error("failed", detail=detail)
                     break
@@ -211,8 +216,9 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
         except AgentUnavailable:
             finished = True
             yield error("unavailable")
-        except RemoteAgentError as exc:
-            yield error("failed", detail=exc)
+        except RemoteAgentError as exc:  # the call's error text is for the log, not the person
+            log.warning("chat call failed for conversation %s: %s", conversation_id, exc)
+            yield error("failed", detail=message("backend.call_failed", language))
         except Exception:  # a readable error event instead of a silently dropped stream
             log.exception("chat stream failed")
             yield error("internal")
