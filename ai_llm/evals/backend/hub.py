@@ -28,12 +28,15 @@ ONLINE_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SERP
 
 
 class OfflineLauncher(Launcher):
-    """The hub launcher with every online service switched off in the children's environment."""
+    """The hub launcher with every online service switched off in the children's environment (but a model
+    server given as `openai_base_url`, a local one for the LLM-path tests and benchmarks)."""
 
     def child_env(self) -> dict[str, str]:
         env = super().child_env()
         env.update({name: "" for name in ONLINE_VARIABLES})
         env["EMBEDDING_PROVIDER"] = "local"
+        if self.settings.openai_base_url:  # a model server the caller chose (`offline_hub(llm_url=…)`): kept
+            env["OPENAI_BASE_URL"] = self.settings.openai_base_url
         return env
 
 
