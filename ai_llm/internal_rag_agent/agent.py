@@ -236,6 +236,16 @@ def merged_quotes(evidence: Sequence[Quote], cited: Sequence[Quote]) -> list[Quo
     return [*evidence, *[q for q in cited if q.chunk.key not in seen]]
 
 
+class StandaloneQuestion(BaseModel):
+    """Structured output asked from an online LLM for a follow-up."""
+
+    question: str = Field(description="the follow-up as one stand-alone question, in its language")
+
+
+#: Token budget of the follow-up rewrite (one question).
+STANDALONE_MAX_TOKENS = 120
+
+
 class GroundedAnswer(BaseModel):
     """Structured judgement asked from an online LLM over numbered passages."""
 
@@ -370,20 +380,26 @@ class RagAgent:
                 "history": history, "context": context}
 
     async def _standalone(self, question: str, history: list[dict[str, str]]) -> str | None:
-        """An LLM rewrite of a follow-up into a standalone question (None offline or when it fails)."""
+        """An LLM rewrite of a follow-up into a standalone question (None offline, when it fails, or when the
+        rewrite keeps none of the follow-up's own words: the follow-up is then searched with its context)."""
         turns = "\n".join(f"{h.get('role')}: {h.get('text', '')[:500]}" for h in history[-6:])
         try:
-            text = await self.llm.chat([
+            rewrite = await self.llm.parse([
                 {"role": "system", "content": "Rewrite the user's last question into one stand-alone question "
-                 "using the conversation. Keep its language. Reply with the question only."},
+                 "using the conversation: keep its language and all of its own words, and add the subject the "
+                 "conversation gives it."},
                 {"role": "user", "content": f"Conversation:\n{turns}\n\nQuestion: {question}"}],
-                purpose="rag_contextualize")
+                StandaloneQuestion, purpose="rag_contextualize", max_tokens=STANDALONE_MAX_TOKENS)
         except OfflineUnsupported:
             return None
         except LLMError as exc:
             log.warning("contextualize via LLM failed, searching with the history as context: %s", exc)
             return None
-        return normalize(text) or None
+        text = normalize(rewrite.question)
+        own = {w.lower() for w in re.findall(r"\w{2,}", question)}
+        if not text or (own and not own & {w.lower() for w in re.findall(r"\w{2,}", text)}):
+            return None
+        return text
 
     async def intent_router(self, state: RagState) -> RagState:
         """`search` vs `index` (plus the file agent's delete/update skills)."""

