@@ -482,5 +482,6 @@ def make_llm(settings: Settings) -> LLM:
     """The LLM adapter chosen by settings: OpenAI-compatible when a key/base URL is set, else offline."""
     if settings.llm_online:
         return OpenAIChat(settings.llm_model, api_key=settings.openai_api_key,
-                          base_url=settings.openai_base_url, timeout_s=settings.llm_timeout_s)
+                          base_url=settings.openai_base_url, timeout_s=settings.llm_timeout_s,
+                          max_tokens=settings.llm_max_tokens)
     return LocalEngine()

@@ -97,6 +97,7 @@ class Settings(BaseSettings):
     llm_model: str = "gpt-4o-mini"
     synthesis_model: str = "gpt-4o"
     llm_timeout_s: float = 60.0
+    llm_max_tokens: int = 1024  # cap on the tokens of one reply (a small local model may not stop by itself)
 
     # --- embeddings ----------------------------------------------------------------------
     embedding_provider: Literal["local", "openai"] = "local"

@@ -64,8 +64,16 @@ OTHER_DOCUMENT_FACTOR = 0.7
 class QueryPlan(BaseModel):
     """Structured output asked from an online LLM for multi-query retrieval."""
 
-    rewrite: str = Field(description="the question as a short keyword query (key nouns, no particles)")
-    variants: list[str] = Field(description="three differently worded search queries for the same need")
+    # The bounds go into the schema, so a grammar-constrained server (llama.cpp) cannot generate past them.
+    rewrite: str = Field(description="the question as a short keyword query (key nouns, no particles)",
+                         json_schema_extra={"maxLength": 200})
+    variants: list[str] = Field(description="three differently worded search queries for the same need",
+                                json_schema_extra={"maxItems": 3, "items": {"type": "string", "maxLength": 200}})
+
+
+#: Token budget of the query-variant call (a rewrite and three variants; a small model left unbounded can
+#: write variants until its context is full).
+QUERY_PLAN_MAX_TOKENS = 300
 
 
 @dataclass
@@ -192,7 +200,8 @@ class RagSearchService:
                 [{"role": "system", "content": "You write search queries for a document search engine. "
                   "Keep codes, numbers and names exactly. Give one variant in English and one in Korean "
                   "when the documents may be written in either."},
-                 {"role": "user", "content": question}], QueryPlan, purpose="rag_query_variants")
+                 {"role": "user", "content": question}], QueryPlan, purpose="rag_query_variants",
+                max_tokens=QUERY_PLAN_MAX_TOKENS)
         except OfflineUnsupported:  # not a failure: the caller's offline path
             raise
         except LLMError as exc:  # fall back to the rules; a search must not fail on variants

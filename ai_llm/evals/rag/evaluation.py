@@ -344,7 +344,7 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
                 result = await evaluate(env.agent, qa, details)
                 if llm_url:
                     model = OpenAIChat(llm_model or base.llm_model, base_url=llm_url, api_key=base.openai_api_key,
-                                       timeout_s=max(base.llm_timeout_s, 300.0))
+                                       timeout_s=max(base.llm_timeout_s, 300.0), max_tokens=base.llm_max_tokens)
                     online = RagAgent(env.agent.store, env.agent.embeddings, model, env.settings)
                     started = time.perf_counter()
                     result["llm"] = await evaluate(online, qa, details)
