@@ -548,8 +548,9 @@ class RagAgent:
                     if not missing:
                         quotes = merged_quotes(evidence.quotes, cited)
                         sources = group_sources(quotes, language)
-                        data.update(status=STATUS_OK, sources=sources, quotes=quote_records(quotes, language),
-                                    answer_by="llm")
+                        # The quotes a person opens are the evidence's sentences (a cited passage is a source).
+                        data.update(status=STATUS_OK, sources=sources,
+                                    quotes=quote_records(evidence.quotes, language), answer_by="llm")
                         # The model's answer, then the evidence it stands on, quoted as offline: a model adds
                         # to what the person can check, it never replaces it.
                         text = (f"{answer}\n\n{extractive_answer(evidence, language, intro=False)}\n\n"
