@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import select
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from pgvector.psycopg import register_vector_async
@@ -136,6 +136,33 @@ async def close_shared(db: Database) -> None:
     await db.close()
 
 
+T = TypeVar("T")
+
+#: Statements whose caller was cancelled, running to their end (a reference, so that none is collected).
+_FINISHING: set[asyncio.Task[Any]] = set()
+
+
+def _finished(task: asyncio.Task[Any]) -> None:
+    _FINISHING.discard(task)
+    if not task.cancelled() and task.exception() is not None:  # its caller is gone: the log is the only reader
+        log.warning("a statement whose caller was cancelled failed: %s", task.exception())
+
+
+async def run_to_end(statement: Coroutine[Any, Any, T]) -> T:
+    """Await one short statement that a cancellation of the caller does not interrupt: the caller gets its
+    `CancelledError` at once, and the statement finishes on its own and gives its connection back.
+
+    A cancelled request (A2A CancelTask, a chat whose browser left) cancels its task at whatever it awaits;
+    inside the pool's hand-over of a connection that lost the connection: after 200 cancelled chats in a row
+    the orchestrator's pool had all eight connections out and none in use, and every later request waited
+    its 30 s for one (`tests/backend/test_real_hub_cancel.py`).
+    """
+    task = asyncio.ensure_future(statement)
+    _FINISHING.add(task)
+    task.add_done_callback(_finished)
+    return await asyncio.shield(task)
+
+
 class Database:
     """Async connection pool with pgvector types registered.
 
@@ -178,6 +205,9 @@ class Database:
             yield conn
 
     async def fetch(self, query: str, params: Any = None) -> list[dict[str, Any]]:
+        return await run_to_end(self._fetch(query, params))
+
+    async def _fetch(self, query: str, params: Any) -> list[dict[str, Any]]:
         async with self.connection() as conn:
             cur = await conn.execute(query, params)
             return list(await cur.fetchall()) if cur.description else []
@@ -187,6 +217,9 @@ class Database:
         return rows[0] if rows else None
 
     async def execute(self, query: str, params: Any = None) -> None:
+        await run_to_end(self._execute(query, params))
+
+    async def _execute(self, query: str, params: Any) -> None:
         async with self.connection() as conn:
             await conn.execute(query, params)
 

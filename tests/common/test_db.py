@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import psycopg
 import pytest
@@ -108,3 +109,30 @@ async def test_a_connection_the_server_ended_is_told_without_a_round_trip(pg_url
         await conn.close()
         await admin.close()
     assert socket_has_news(conn)
+
+
+async def test_a_cancelled_caller_leaves_its_statement_to_finish_and_the_pool_whole(pg_url: str) -> None:
+    """A caller cancelled while its statement runs gets CancelledError at once; the statement still ends (its
+    row is written) and every connection is back in the pool afterwards."""
+    db = await Database(pg_url, max_size=2, timeout_s=5).open()
+    table = f"cancel_probe_{uuid.uuid4().hex[:8]}"
+    try:
+        await db.execute(f"CREATE TABLE {table} (n int)")
+        callers = [asyncio.create_task(db.execute(f"INSERT INTO {table} SELECT %s FROM pg_sleep(0.2)", (n,)))
+                   for n in range(6)]
+        await asyncio.sleep(0.05)
+        for caller in callers:
+            caller.cancel()
+        outcomes = await asyncio.gather(*callers, return_exceptions=True)
+        assert all(isinstance(outcome, asyncio.CancelledError) for outcome in outcomes)
+        for _ in range(100):  # the six statements, two at a time, finish on their own
+            written = await db.fetchone(f"SELECT count(*) AS n FROM {table}")
+            if written and written["n"] == 6:
+                break
+            await asyncio.sleep(0.05)
+        assert written == {"n": 6}
+        stats = db.pool.get_stats()
+        assert stats["pool_available"] == stats["pool_size"] and not stats.get("requests_waiting")
+    finally:
+        await db.execute(f"DROP TABLE IF EXISTS {table}")
+        await db.close()
