@@ -11,7 +11,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from ai_llm.common.db import Database
+from ai_llm.common.db import Database, run_to_end
 
 TITLE_CHARS = 80
 
@@ -35,7 +35,14 @@ class ChatStore:
                           steps: list[dict[str, Any]] | None = None,
                           quotes: list[dict[str, Any]] | None = None, owner_id: str | None = None) -> None:
         """Append one turn, creating the conversation on its first message (one transaction);
-        `ConversationNotFound` when the id is another owner's."""
+        `ConversationNotFound` when the id is another owner's. A chat whose browser leaves cancels its request:
+        the turn is still written whole (`run_to_end`), and the connection goes back to the pool."""
+        await run_to_end(self._add_message(conversation_id, role, text, language, intent, sources, steps, quotes,
+                                           owner_id))
+
+    async def _add_message(self, conversation_id: str, role: str, text: str, language: str, intent: str | None,
+                           sources: list[dict[str, Any]] | None, steps: list[dict[str, Any]] | None,
+                           quotes: list[dict[str, Any]] | None, owner_id: str | None) -> None:
         async with self.db.connection() as conn, conn.transaction():
             cur = await conn.execute(
                 "INSERT INTO conversations (id, title, language, owner_id) VALUES (%s, %s, %s, %s) "
