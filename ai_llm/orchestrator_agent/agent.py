@@ -260,12 +260,11 @@ class Orchestrator:
         stream = getattr(progress, "stream_answer", None)
         if stream is None or len(plan.steps) != 1:
             return None
-        prefix = f"{message('orchestrator.rag_prefix', language)}\n\n" \
-            if plan.intent == "INTERNAL_SEARCH" and plan.steps[0].agent == RAG else ""
+        documents = plan.intent == "INTERNAL_SEARCH" and plan.steps[0].agent == RAG
 
         async def relay(index: int, text: str) -> None:
             if index == 0:
-                await stream(prefix + text.strip())
+                await stream(_documents_answer(text, language) if documents else text.strip())
 
         return relay
 
@@ -283,7 +282,7 @@ class Orchestrator:
         if plan.intent == "INTERNAL_SEARCH" and len(sinks) == 1 and sinks[0].agent == RAG:
             rag = sinks[0]
             if rag.status == STATUS_OK:
-                body, status = f"{message('orchestrator.rag_prefix', language)}\n\n{rag.text.strip()}", STATUS_OK
+                body, status = _documents_answer(rag.text, language), STATUS_OK
             elif rag.status == STATUS_NEEDS_CLARIFICATION:
                 body = message("orchestrator.restate", language) \
                     + (f"\n\n{rag.text.strip()}" if rag.text.strip() else "")
@@ -405,6 +404,11 @@ class Orchestrator:
                 {"text": answer, "sources": sources, "intent": outcome.plan.intent,
                  "question": question or request.text.strip()})
         return AgentReply(text=answer, data=data, agent="orchestrator", context_id=request.context_id)
+
+
+def _documents_answer(text: str, language: str) -> str:
+    """The documents agent's answer as the orchestrator gives it: behind the line saying where it comes from."""
+    return f"{message('orchestrator.rag_prefix', language)}\n\n{text.strip()}"
 
 
 def _best_score(result: StepResult) -> float:

@@ -52,7 +52,7 @@ from ai_llm.common.db import Database, migrate, start_embedded_postgres
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
 from ai_llm.common.events import STATUS_NO_RESULT
-from ai_llm.common.llm import OpenAIChat, make_llm
+from ai_llm.common.llm import make_llm
 from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
 from ai_llm.internal_rag_agent.agent import RagAgent
@@ -343,12 +343,13 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
                 index_s = time.perf_counter() - started
                 result = await evaluate(env.agent, qa, details)
                 if llm_url:
-                    model = OpenAIChat(llm_model or base.llm_model, base_url=llm_url, api_key=base.openai_api_key,
-                                       timeout_s=max(base.llm_timeout_s, 300.0), max_tokens=base.llm_max_tokens)
+                    model_name = llm_model or base.llm_model
+                    model = make_llm(base.model_copy(update={"openai_base_url": llm_url, "llm_model": model_name,
+                                                             "llm_timeout_s": max(base.llm_timeout_s, 300.0)}))
                     online = RagAgent(env.agent.store, env.agent.embeddings, model, env.settings)
                     started = time.perf_counter()
                     result["llm"] = await evaluate(online, qa, details)
-                    result["llm"].update(llm="online", model=model.model, base_url=llm_url,
+                    result["llm"].update(llm="online", model=model_name, base_url=llm_url,
                                          seconds=round(time.perf_counter() - started, 1))
             result["korean_analysis"] = mode
             result["indexed_documents"] = [{k: r[k] for k in ("file_name", "status", "chunks", "reason", "notices")}
