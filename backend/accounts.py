@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -114,7 +115,7 @@ class AccountStore:
         team_names = _check_teams(teams)
         user_id = str(uuid.uuid4())
         hashed = _HASHER.hash(password) if password is not None else None
-        async with self.db.connection() as conn, conn.transaction():
+        async def write(conn: psycopg.AsyncConnection[Any]) -> None:
             cur = await conn.execute(
                 "INSERT INTO users (id, username, password_hash, is_admin) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (username) DO NOTHING RETURNING id", (user_id, name, hashed, admin))
@@ -122,6 +123,8 @@ class AccountStore:
                 raise AccountError(f"the username {name!r} is taken", 409)
             for team in team_names:
                 await conn.execute("INSERT INTO user_teams (user_id, team) VALUES (%s, %s)", (user_id, team))
+
+        await self.db.run(write, transaction=True)
         return {"id": user_id, "username": name, "admin": admin, "teams": team_names}
 
     async def list_users(self) -> list[dict[str, Any]]:

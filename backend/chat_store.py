@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
-from ai_llm.common.db import Database, run_to_end
+from ai_llm.common.db import Database
 
 TITLE_CHARS = 80
 
@@ -36,14 +37,8 @@ class ChatStore:
                           quotes: list[dict[str, Any]] | None = None, owner_id: str | None = None) -> None:
         """Append one turn, creating the conversation on its first message (one transaction);
         `ConversationNotFound` when the id is another owner's. A chat whose browser leaves cancels its request:
-        the turn is still written whole (`run_to_end`), and the connection goes back to the pool."""
-        await run_to_end(self._add_message(conversation_id, role, text, language, intent, sources, steps, quotes,
-                                           owner_id))
-
-    async def _add_message(self, conversation_id: str, role: str, text: str, language: str, intent: str | None,
-                           sources: list[dict[str, Any]] | None, steps: list[dict[str, Any]] | None,
-                           quotes: list[dict[str, Any]] | None, owner_id: str | None) -> None:
-        async with self.db.connection() as conn, conn.transaction():
+        the turn is still written whole (`Database.run`), and the connection goes back to the pool."""
+        async def write(conn: psycopg.AsyncConnection[Any]) -> None:
             cur = await conn.execute(
                 "INSERT INTO conversations (id, title, language, owner_id) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (id) DO UPDATE SET updated_at = now() "
@@ -56,6 +51,8 @@ class ChatStore:
                 "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 (conversation_id, role, text, intent, Jsonb(sources or []), Jsonb(steps or []),
                  Jsonb(quotes or [])))
+
+        await self.db.run(write, transaction=True)
 
     async def owned(self, conversation_id: str, owner_id: str | None) -> bool | None:
         """True when the conversation is the owner's, False when it is someone else's, None when unknown."""

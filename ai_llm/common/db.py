@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import select
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -199,29 +199,41 @@ class Database:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """A pooled connection in autocommit mode: wrap statements that must hold together in
-        `conn.transaction()`."""
+        """A pooled connection in autocommit mode, for tools and benchmarks. A request path uses `run` (or
+        `fetch`/`execute`), which a cancelled caller does not interrupt."""
         async with self.pool.connection() as conn:
             yield conn
 
-    async def fetch(self, query: str, params: Any = None) -> list[dict[str, Any]]:
-        return await run_to_end(self._fetch(query, params))
+    async def run(self, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[T]], *,
+                  transaction: bool = False) -> T:
+        """Run `work` on one pooled connection (inside one transaction when asked) to its end, even when the
+        caller is cancelled (`run_to_end`): the statements that must hold together are never cut apart, and
+        the connection always goes back to the pool."""
+        return await run_to_end(self._run(work, transaction))
 
-    async def _fetch(self, query: str, params: Any) -> list[dict[str, Any]]:
-        async with self.connection() as conn:
+    async def _run(self, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[T]], transaction: bool) -> T:
+        async with self.pool.connection() as conn:
+            if not transaction:
+                return await work(conn)
+            async with conn.transaction():
+                return await work(conn)
+
+    async def fetch(self, query: str, params: Any = None) -> list[dict[str, Any]]:
+        async def rows(conn: psycopg.AsyncConnection[Any]) -> list[dict[str, Any]]:
             cur = await conn.execute(query, params)
             return list(await cur.fetchall()) if cur.description else []
+
+        return await self.run(rows)
 
     async def fetchone(self, query: str, params: Any = None) -> dict[str, Any] | None:
         rows = await self.fetch(query, params)
         return rows[0] if rows else None
 
     async def execute(self, query: str, params: Any = None) -> None:
-        await run_to_end(self._execute(query, params))
-
-    async def _execute(self, query: str, params: Any) -> None:
-        async with self.connection() as conn:
+        async def statement(conn: psycopg.AsyncConnection[Any]) -> None:
             await conn.execute(query, params)
+
+        await self.run(statement)
 
     async def migrate(self, embedding_model: str, dimension: int) -> list[str]:
         """Apply pending migrations; returns the versions applied now. Idempotent and concurrency-safe."""

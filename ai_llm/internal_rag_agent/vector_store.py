@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
 
@@ -173,7 +174,7 @@ class PgVectorStore:
         return row["h"] if row else None
 
     async def replace_document(self, storage_ref: str, chunks: Sequence[StoredChunk]) -> int:
-        async with self.db.connection() as conn, conn.transaction():
+        async def write(conn: psycopg.AsyncConnection[Any]) -> None:
             # Serialise writers of the same document so concurrent re-uploads cannot interleave.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (storage_ref,))
             await conn.execute("DELETE FROM document_chunks WHERE storage_ref = %s", (storage_ref,))
@@ -185,6 +186,8 @@ class PgVectorStore:
                                           c.content, c.pages, c.tokens, np.asarray(c.embedding, dtype=np.float32),
                                           c.content_hash, c.analysis_version, c.source_kind, c.line_vectors,
                                           Jsonb(c.location) if c.location else None, c.owner_id, c.visibility))
+
+        await self.db.run(write, transaction=True)
         return len(chunks)
 
     async def delete_document(self, storage_ref: str) -> int:
@@ -196,13 +199,19 @@ class PgVectorStore:
                                      (storage_ref, file_name, file_url))
         return int(row["n"]) if row else 0
 
+    async def _search(self, query: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+        """Rows of one search statement under this store's HNSW `ef_search` (set for its transaction only)."""
+        async def rows(conn: psycopg.AsyncConnection[Any]) -> list[dict[str, Any]]:
+            await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
+            cur = await conn.execute(query, params)
+            return list(await cur.fetchall())
+
+        return await self.db.run(rows, transaction=True)
+
     async def vector_search(self, embedding: Sequence[float], k: int, threshold: float = -1.0,
                             viewer: Viewer | None = None) -> list[ChunkHit]:
-        async with self.db.connection() as conn, conn.transaction():
-            await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
-            cur = await conn.execute("SELECT * FROM match_documents(%s, %s, %s, %s, %s, %s)",
-                                     (Vector(list(embedding)), threshold, k, *_viewer(viewer)))
-            rows = await cur.fetchall()
+        rows = await self._search("SELECT * FROM match_documents(%s, %s, %s, %s, %s, %s)",
+                                  (Vector(list(embedding)), threshold, k, *_viewer(viewer)))
         return [ChunkHit.from_row(row, "similarity") for row in rows]  # type: ignore[arg-type]
 
     async def vector_search_many(self, embeddings: Sequence[Sequence[float]], k: int,
@@ -210,14 +219,11 @@ class PgVectorStore:
         """Every query vector in one SQL round trip (`match_documents` per vector through LATERAL)."""
         if not embeddings:
             return []
-        async with self.db.connection() as conn, conn.transaction():
-            await conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(self.ef_search),))
-            cur = await conn.execute(
-                "SELECT q.i, m.*, c.tokens FROM unnest(%s::vector[]) WITH ORDINALITY AS q(v, i), "
-                "LATERAL match_documents(q.v, -1, %s, %s, %s, %s) m JOIN document_chunks c ON c.id = m.id "
-                "ORDER BY q.i, m.similarity DESC",
-                ([Vector(list(e)) for e in embeddings], k, *_viewer(viewer)))
-            rows = await cur.fetchall()
+        rows = await self._search(
+            "SELECT q.i, m.*, c.tokens FROM unnest(%s::vector[]) WITH ORDINALITY AS q(v, i), "
+            "LATERAL match_documents(q.v, -1, %s, %s, %s, %s) m JOIN document_chunks c ON c.id = m.id "
+            "ORDER BY q.i, m.similarity DESC",
+            ([Vector(list(e)) for e in embeddings], k, *_viewer(viewer)))
         lists: list[list[ChunkHit]] = [[] for _ in embeddings]
         for row in rows:
             lists[int(row["i"]) - 1].append(ChunkHit.from_row(row, "similarity"))  # type: ignore[call-overload,arg-type]

@@ -41,14 +41,12 @@ class SearchCache:
         """Read-only lookup (the hit counter is bumped later by `count_hit`, off the response path)."""
         if not partitions:
             return None
-        async with self.db.connection() as conn:
-            cur = await conn.execute(
-                "SELECT partition, provider, query, query_norm, response FROM search_cache"
-                " WHERE partition = ANY(%(parts)s) AND kind = %(kind)s AND params_key = %(params)s"
-                " AND query_norm = %(norm)s AND expires_at > now()"
-                " ORDER BY array_position(%(parts)s, partition) LIMIT 1",
-                {"parts": partitions, "kind": request.kind, "params": request.params_key(), "norm": query_norm})
-            row = await cur.fetchone()
+        row = await self.db.fetchone(
+            "SELECT partition, provider, query, query_norm, response FROM search_cache"
+            " WHERE partition = ANY(%(parts)s) AND kind = %(kind)s AND params_key = %(params)s"
+            " AND query_norm = %(norm)s AND expires_at > now()"
+            " ORDER BY array_position(%(parts)s, partition) LIMIT 1",
+            {"parts": partitions, "kind": request.kind, "params": request.params_key(), "norm": query_norm})
         if row is None:
             return None
         return CacheHit(row["partition"], row["provider"], row["query"], row["response"],
@@ -68,15 +66,13 @@ class SearchCache:
         """
         if not partitions:
             return []
-        async with self.db.connection() as conn:
-            cur = await conn.execute(
-                "SELECT partition, provider, query, query_norm, response, 1 - (embedding <=> %(emb)s::vector) AS sim"
-                " FROM search_cache WHERE partition = ANY(%(parts)s) AND kind = %(kind)s"
-                " AND params_key = %(params)s AND expires_at > now() AND embedding IS NOT NULL"
-                " ORDER BY embedding <=> %(emb)s::vector LIMIT %(limit)s",
-                {"emb": _vector(embedding), "parts": partitions, "kind": request.kind,
-                 "params": request.params_key(), "limit": max(1, limit)})
-            rows = await cur.fetchall()
+        rows = await self.db.fetch(
+            "SELECT partition, provider, query, query_norm, response, 1 - (embedding <=> %(emb)s::vector) AS sim"
+            " FROM search_cache WHERE partition = ANY(%(parts)s) AND kind = %(kind)s"
+            " AND params_key = %(params)s AND expires_at > now() AND embedding IS NOT NULL"
+            " ORDER BY embedding <=> %(emb)s::vector LIMIT %(limit)s",
+            {"emb": _vector(embedding), "parts": partitions, "kind": request.kind,
+             "params": request.params_key(), "limit": max(1, limit)})
         return [CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]),
                          query_norm=row["query_norm"]) for row in rows if float(row["sim"]) >= threshold]
 
@@ -94,9 +90,9 @@ class SearchCache:
              _vector(embedding) if embedding else None, json.dumps(response, ensure_ascii=False), ttl_s))
 
     async def purge_expired(self) -> int:
-        async with self.db.connection() as conn:
-            cur = await conn.execute("DELETE FROM search_cache WHERE expires_at <= now()")
-            return cur.rowcount
+        rows = await self.db.fetch("WITH gone AS (DELETE FROM search_cache WHERE expires_at <= now() RETURNING 1) "
+                                   "SELECT count(*) AS n FROM gone")
+        return int(rows[0]["n"])
 
 
 def _vector(values: list[float]) -> str:

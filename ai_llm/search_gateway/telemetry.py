@@ -58,29 +58,25 @@ async def telemetry_summary(db: Database, hours: float = 24, recent: int = 50) -
     """
     bucket = _bucket_for(hours)
     params = {"hours": float(hours)}
-    async with db.connection() as conn:
-        cur = await conn.execute(
-            "SELECT coalesce(provider, 'none') AS provider, count(*) AS requests,"
-            " coalesce(sum(cost_usd), 0) AS spend_usd,"
-            " avg(CASE WHEN cache <> 'miss' THEN 1.0 ELSE 0.0 END) AS hit_rate,"
-            " percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50_ms,"
-            " percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_ms,"
-            " count(*) FILTER (WHERE error IS NOT NULL) AS errors"
-            " FROM search_telemetry WHERE created_at > now() - make_interval(secs => %(hours)s * 3600)"
-            " AND tool <> 'fetch_page' GROUP BY 1 ORDER BY requests DESC", params)
-        providers = await cur.fetchall()
-        cur = await conn.execute(
-            f"SELECT date_trunc('{bucket}', created_at) AS bucket, coalesce(provider, 'none') AS provider,"
-            " count(*) AS requests, count(*) FILTER (WHERE cache <> 'miss') AS hits,"
-            " coalesce(sum(cost_usd), 0) AS spend_usd,"
-            " percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50_ms"
-            " FROM search_telemetry WHERE created_at > now() - make_interval(secs => %(hours)s * 3600)"
-            " AND tool <> 'fetch_page' GROUP BY 1, 2 ORDER BY 1, 2", params)
-        series = await cur.fetchall()
-        cur = await conn.execute(
-            "SELECT created_at AS time, agent, tool, query, provider, cache, latency_ms, cost_usd, results, error"
-            " FROM search_telemetry ORDER BY created_at DESC, id DESC LIMIT %(n)s", {"n": recent})
-        recent_rows = await cur.fetchall()
+    providers = await db.fetch(
+        "SELECT coalesce(provider, 'none') AS provider, count(*) AS requests,"
+        " coalesce(sum(cost_usd), 0) AS spend_usd,"
+        " avg(CASE WHEN cache <> 'miss' THEN 1.0 ELSE 0.0 END) AS hit_rate,"
+        " percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50_ms,"
+        " percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95_ms,"
+        " count(*) FILTER (WHERE error IS NOT NULL) AS errors"
+        " FROM search_telemetry WHERE created_at > now() - make_interval(secs => %(hours)s * 3600)"
+        " AND tool <> 'fetch_page' GROUP BY 1 ORDER BY requests DESC", params)
+    series = await db.fetch(
+        f"SELECT date_trunc('{bucket}', created_at) AS bucket, coalesce(provider, 'none') AS provider,"
+        " count(*) AS requests, count(*) FILTER (WHERE cache <> 'miss') AS hits,"
+        " coalesce(sum(cost_usd), 0) AS spend_usd,"
+        " percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50_ms"
+        " FROM search_telemetry WHERE created_at > now() - make_interval(secs => %(hours)s * 3600)"
+        " AND tool <> 'fetch_page' GROUP BY 1, 2 ORDER BY 1, 2", params)
+    recent_rows = await db.fetch(
+        "SELECT created_at AS time, agent, tool, query, provider, cache, latency_ms, cost_usd, results, error"
+        " FROM search_telemetry ORDER BY created_at DESC, id DESC LIMIT %(n)s", {"n": recent})
     return {
         "hours": hours,
         "bucket": bucket,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
 import psycopg
 import pytest
@@ -131,6 +132,45 @@ async def test_a_cancelled_caller_leaves_its_statement_to_finish_and_the_pool_wh
                 break
             await asyncio.sleep(0.05)
         assert written == {"n": 6}
+        stats = db.pool.get_stats()
+        assert stats["pool_available"] == stats["pool_size"] and not stats.get("requests_waiting")
+    finally:
+        await db.execute(f"DROP TABLE IF EXISTS {table}")
+        await db.close()
+
+
+async def test_a_transaction_whose_caller_is_cancelled_is_written_whole_or_not_at_all(pg_url: str) -> None:
+    """`Database.run(..., transaction=True)`: a caller cancelled between two statements of one transaction
+    leaves both written (the work runs to its end), and a failing second statement leaves neither."""
+    db = await Database(pg_url, max_size=2, timeout_s=5).open()
+    table = f"cancel_tx_{uuid.uuid4().hex[:8]}"
+    second_started = asyncio.Event()
+
+    async def two_rows(conn: Any) -> None:
+        await conn.execute(f"INSERT INTO {table} VALUES (1)")
+        second_started.set()
+        await conn.execute(f"INSERT INTO {table} SELECT 2 FROM pg_sleep(0.2)")
+
+    async def broken(conn: Any) -> None:
+        await conn.execute(f"INSERT INTO {table} VALUES (3)")
+        await conn.execute(f"INSERT INTO {table} VALUES ('not a number')")
+
+    try:
+        await db.execute(f"CREATE TABLE {table} (n int)")
+        caller = asyncio.create_task(db.run(two_rows, transaction=True))
+        await second_started.wait()
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        for _ in range(100):
+            rows = await db.fetch(f"SELECT n FROM {table} ORDER BY n")
+            if len(rows) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert [row["n"] for row in rows] == [1, 2]
+        with pytest.raises(psycopg.errors.InvalidTextRepresentation):
+            await db.run(broken, transaction=True)
+        assert [row["n"] for row in await db.fetch(f"SELECT n FROM {table} ORDER BY n")] == [1, 2]
         stats = db.pool.get_stats()
         assert stats["pool_available"] == stats["pool_size"] and not stats.get("requests_waiting")
     finally:
