@@ -9,6 +9,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.settings import Settings
+
+#: The least time an evaluation gives one call to a model server it was pointed at: a local model on two
+#: cores can take minutes over a long prompt.
+EVAL_LLM_TIMEOUT_S = 300.0
 
 
 @contextmanager
@@ -34,3 +39,10 @@ def local_http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def with_model_server(settings: Settings, llm_url: str, llm_model: str | None = None) -> Settings:
+    """`settings` pointed at an OpenAI-compatible model server (`--llm-url`, `--llm-model`), with a call
+    timeout of at least `EVAL_LLM_TIMEOUT_S`."""
+    return settings.model_copy(update={"openai_base_url": llm_url, "llm_model": llm_model or settings.llm_model,
+                                       "llm_timeout_s": max(settings.llm_timeout_s, EVAL_LLM_TIMEOUT_S)})

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from ai_llm.common.settings import Settings
+from ai_llm.evals.harness import with_model_server
 from ai_llm.launcher import SERVICES, Launcher
 from ai_llm.search_gateway.corpus import write_hotpotqa_corpus
 
@@ -86,8 +87,8 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
                         embedding_url=embedding_url, local_corpus=corpus, openai_api_key=None,
                         openai_base_url=llm_url, embedding_provider="local", hub_token=hub_token,
                         hub_admin_password=admin_password)
-    if llm_model:
-        settings = settings.model_copy(update={"llm_model": llm_model})
+    if llm_url:
+        settings = with_model_server(settings, llm_url, llm_model)
     only = {s.name for s in SERVICES} - ({"embedding_server"} if embedding_url else set())
     launcher = OfflineLauncher(settings, only=only, ephemeral=True, replicas=replicas, freeze_heap=freeze_heap)
     try:

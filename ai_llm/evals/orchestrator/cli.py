@@ -55,9 +55,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
             catalog = asyncio.run(docs_catalog(settings, docs_dir))
         report = asyncio.run(run_eval(settings, rows, catalog))
         if llm_url:
-            online = settings.model_copy(update={"openai_base_url": llm_url, "llm_model": llm_model or settings.llm_model,
-                                                 "llm_timeout_s": max(settings.llm_timeout_s, 300.0)})
-            report["llm"] = asyncio.run(run_eval(online, rows, catalog))
+            from ai_llm.evals.harness import with_model_server
+
+            report["llm"] = asyncio.run(run_eval(with_model_server(settings, llm_url, llm_model), rows, catalog))
         report["input"] = str(input)
         lines = [f"intent accuracy ({report['mode']}): {report['accuracy']:.3f} on {report['n']} requests",
                  "gold \\ predicted: " + " ".join(f"{label[:8]:>8}" for label in report["labels"])]

@@ -55,6 +55,7 @@ from ai_llm.common.events import STATUS_NO_RESULT
 from ai_llm.common.llm import make_llm
 from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
+from ai_llm.evals.harness import with_model_server
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.document_parser import SUPPORTED_SUFFIXES
 from ai_llm.internal_rag_agent.grounding import unsupported_numbers
@@ -343,10 +344,9 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
                 index_s = time.perf_counter() - started
                 result = await evaluate(env.agent, qa, details)
                 if llm_url:
-                    model_name = llm_model or base.llm_model
-                    model = make_llm(base.model_copy(update={"openai_base_url": llm_url, "llm_model": model_name,
-                                                             "llm_timeout_s": max(base.llm_timeout_s, 300.0)}))
-                    online = RagAgent(env.agent.store, env.agent.embeddings, model, env.settings)
+                    model_settings = with_model_server(base, llm_url, llm_model)
+                    model_name = model_settings.llm_model
+                    online = RagAgent(env.agent.store, env.agent.embeddings, make_llm(model_settings), env.settings)
                     started = time.perf_counter()
                     result["llm"] = await evaluate(online, qa, details)
                     result["llm"].update(llm="online", model=model_name, base_url=llm_url,
