@@ -131,25 +131,26 @@ async def test_rag_needs_clarification_asks_to_restate(scripted: ScriptedAgents)
 
 
 async def test_hybrid_is_the_only_path_that_calls_the_synthesis_llm(scripted: ScriptedAgents) -> None:
+    # Requests the offline classifier places as the scripted model does (it overrules a plan it is sure is wrong).
     plans = {
-        "q-internal": IntentPlan(intent="INTERNAL_SEARCH", steps=[PlanStep(agent="internal_rag", instruction="i")]),
-        "q-web": IntentPlan(intent="WEB_SEARCH", steps=[PlanStep(agent="web_research", instruction="w")]),
-        "q-file": IntentPlan(intent="FILE_OPERATION", steps=[PlanStep(agent="file_management", instruction="f")]),
-        "q-direct": IntentPlan(intent="DIRECT", steps=[]),
-        "q-hybrid": IntentPlan(intent="HYBRID", steps=[PlanStep(agent="internal_rag", instruction="i"),
+        "사내 연차 규정 알려줘": IntentPlan(intent="INTERNAL_SEARCH", steps=[PlanStep(agent="internal_rag", instruction="i")]),
+        "오늘 원달러 환율 얼마야?": IntentPlan(intent="WEB_SEARCH", steps=[PlanStep(agent="web_research", instruction="w")]),
+        "파일 목록 보여줘": IntentPlan(intent="FILE_OPERATION", steps=[PlanStep(agent="file_management", instruction="f")]),
+        "안녕하세요!": IntentPlan(intent="DIRECT", steps=[]),
+        "우리 연차 규정을 최신 근로기준법과 비교해줘": IntentPlan(intent="HYBRID", steps=[PlanStep(agent="internal_rag", instruction="i"),
                                                        PlanStep(agent="web_research", instruction="w")]),
     }
     llm = ScriptedLLM(lambda text: plans[text], chat_delay_s=0.2)
     orchestrator = Orchestrator(llm, hub_registry(scripted), synthesis_model="gpt-4o")
     replies = {}
-    for text in ["q-internal", "q-web", "q-file", "q-direct"]:
+    for text in ["사내 연차 규정 알려줘", "오늘 원달러 환율 얼마야?", "파일 목록 보여줘", "안녕하세요!"]:
         replies[text] = await orchestrator.handle(request(text, language="ko"), Recorder().progress)
         assert "synthesis" not in llm.purposes(), text
-    assert replies["q-web"].text == "최신 법령에 따르면 연차는 15일 이상입니다."  # passed through untouched
-    assert replies["q-file"].text == "파일 3개: a.pdf, b.pdf, c.pdf"
-    assert replies["q-direct"].text.startswith("SYNTHESIZED ANSWER (direct)")
+    assert replies["오늘 원달러 환율 얼마야?"].text == "최신 법령에 따르면 연차는 15일 이상입니다."  # passed through untouched
+    assert replies["파일 목록 보여줘"].text == "파일 3개: a.pdf, b.pdf, c.pdf"
+    assert replies["안녕하세요!"].text.startswith("SYNTHESIZED ANSWER (direct)")
     recorder = Recorder()
-    hybrid = await orchestrator.handle(request("q-hybrid", language="ko"), recorder.progress)
+    hybrid = await orchestrator.handle(request("우리 연차 규정을 최신 근로기준법과 비교해줘", language="ko"), recorder.progress)
     assert llm.purposes().count("synthesis") == 1
     # A model writing takes a while: its status line is sent (once), before the answer.
     assert [e["message"] for e in recorder.events if e.get("stage") == "synthesis"] == \

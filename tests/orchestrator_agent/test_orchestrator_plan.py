@@ -6,7 +6,13 @@ import pytest
 
 from ai_llm.common.llm import LLMError, LocalEngine
 from ai_llm.orchestrator_agent.plan import MAX_STEPS, IntentPlan, PlanStep, topological_layers, validate_plan
-from ai_llm.orchestrator_agent.planner import OfflineClassifier, Planner, planner_system_prompt
+from ai_llm.orchestrator_agent.planner import (
+    OFFLINE_SURE,
+    IntentDecision,
+    OfflineClassifier,
+    Planner,
+    planner_system_prompt,
+)
 from ai_llm.orchestrator_agent.registry import AgentInfo, AgentRegistry
 from ai_llm.orchestrator_agent.synthesis import dedupe_sources
 from tests.orchestrator_agent.conftest import FILE_SOURCE, WEB_SOURCE
@@ -217,3 +223,52 @@ def test_agent_timeouts_parse_and_refuse_garbage() -> None:
     assert parse_agent_timeouts("") == {}
     with pytest.raises(ValueError, match="agent=seconds"):
         parse_agent_timeouts("internal_rag")
+
+
+class FixedOffline(OfflineClassifier):
+    """An offline classifier whose verdict is set by the test (the arbitration is what is tested)."""
+
+    def __init__(self, intent: str, probability: float, structural: bool = False) -> None:
+        super().__init__()
+        self.verdict = (intent, probability, structural)
+
+    def classify_sync(self, text: str, catalog: object = (), previous_intent: str | None = None) -> IntentDecision:
+        intent, probability, structural = self.verdict
+        rest = (1.0 - probability) / 4
+        probabilities = {label: probability if label == intent else rest for label in
+                         ("INTERNAL_SEARCH", "WEB_SEARCH", "FILE_OPERATION", "HYBRID", "DIRECT")}
+        return IntentDecision(intent, "report request" if structural else "model", probabilities=probabilities,
+                              structural=structural)
+
+
+@pytest.mark.parametrize(("offline", "kept"), [
+    (FixedOffline("INTERNAL_SEARCH", OFFLINE_SURE - 0.05), True),   # the classifier hesitates: the LLM decides
+    (FixedOffline("INTERNAL_SEARCH", OFFLINE_SURE + 0.05), False),  # the classifier is sure: it overrules
+    (FixedOffline("FILE_OPERATION", 0.3, structural=True), False),  # a structural rule is sure at any probability
+])
+async def test_the_llm_plan_is_overruled_only_where_the_offline_classifier_is_sure(offline: FixedOffline,
+                                                                                   kept: bool) -> None:
+    infos = {name: AgentInfo(name, True) for name in KNOWN}
+    llm = ScriptedLLM([IntentPlan(intent="WEB_SEARCH", steps=[step("web_research", instruction="rewritten")])])
+    outcome = await Planner(llm, offline).plan("출장비 정산 기준", infos)
+    assert outcome.decision is not None and outcome.decision.intent == offline.verdict[0]
+    if kept:
+        assert outcome.planner == "llm" and outcome.plan.intent == "WEB_SEARCH" and outcome.notes == []
+        assert outcome.plan.steps[0].instruction == "rewritten"
+    else:
+        assert outcome.planner == "offline" and outcome.plan.intent == offline.verdict[0]
+        assert outcome.notes[0].startswith(f"the LLM planned WEB_SEARCH; the offline classifier is sure of "
+                                           f"{offline.verdict[0]}")
+
+
+async def test_an_llm_plan_that_agrees_or_names_an_agent_only_it_can_plan_is_kept() -> None:
+    infos = {name: AgentInfo(name, True) for name in [*KNOWN, "translator"]}
+    sure = FixedOffline("DIRECT", 0.99)
+    agreeing = IntentPlan(intent="DIRECT", steps=[])
+    new_agent = IntentPlan(intent="WEB_SEARCH", steps=[step("translator", instruction="translate it")])
+    llm = ScriptedLLM([agreeing, new_agent])
+    planner = Planner(llm, sure)
+    first = await planner.plan("안녕", infos)
+    second = await planner.plan("이 문장을 영어로 번역해줘", infos)
+    assert first.planner == "llm" and first.plan.intent == "DIRECT"
+    assert second.planner == "llm" and [s.agent for s in second.plan.steps] == ["translator"]

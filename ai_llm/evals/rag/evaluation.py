@@ -155,10 +155,13 @@ def spread(items: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
 
 
 def document_files(docs_dir: Path) -> list[Path]:
-    """The documents of a folder: every file of a supported format (a single file stands for itself)."""
+    """The documents of a folder: every file of a supported format (a single file stands for itself). A
+    folder's README describes the set and is not one of its documents (`../shared/eval-data/pdfs` has one:
+    indexed, its words about pages and languages matched requests such as "영어로 번역해줘" to it)."""
     if not docs_dir.is_dir():
         return [docs_dir]
-    return sorted(p for p in docs_dir.iterdir() if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
+    return sorted(p for p in docs_dir.iterdir() if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+                  and p.stem.lower() != "readme")
 
 
 def _squash(text: str) -> str:

@@ -32,3 +32,9 @@ def test_a_folder_holds_every_supported_format_and_nothing_else(tmp_path: Path) 
         (tmp_path / name).write_bytes(b"x")
     assert [p.name for p in document_files(tmp_path)] == ["a.pdf", "b.hwpx", "c.HWP", "d.pptx", "e.xlsx", "f.csv",
                                                           "g.html", "h.png", "i.tiff"]
+
+
+def test_a_folders_readme_describes_the_set_and_is_not_one_of_its_documents(tmp_path: Path) -> None:
+    for name in ("README.md", "readme.txt", "guide.md", "notes.txt", "a.pdf"):
+        (tmp_path / name).write_bytes(b"x")
+    assert [p.name for p in document_files(tmp_path)] == ["a.pdf", "guide.md", "notes.txt"]
