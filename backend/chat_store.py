@@ -34,7 +34,8 @@ class ChatStore:
     async def add_message(self, conversation_id: str, role: str, text: str, *, language: str = "ko",
                           intent: str | None = None, sources: list[dict[str, Any]] | None = None,
                           steps: list[dict[str, Any]] | None = None,
-                          quotes: list[dict[str, Any]] | None = None, owner_id: str | None = None) -> None:
+                          quotes: list[dict[str, Any]] | None = None, owner_id: str | None = None,
+                          usage: dict[str, Any] | None = None) -> None:
         """Append one turn, creating the conversation on its first message (one transaction);
         `ConversationNotFound` when the id is another owner's. A chat whose browser leaves cancels its request:
         the turn is still written whole (`Database.run`), and the connection goes back to the pool."""
@@ -47,10 +48,10 @@ class ChatStore:
             if await cur.fetchone() is None:
                 raise ConversationNotFound(conversation_id)
             await conn.execute(
-                "INSERT INTO messages (conversation_id, role, text, intent, sources, steps, quotes) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO messages (conversation_id, role, text, intent, sources, steps, quotes, usage) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 (conversation_id, role, text, intent, Jsonb(sources or []), Jsonb(steps or []),
-                 Jsonb(quotes or [])))
+                 Jsonb(quotes or []), Jsonb(usage or {})))
 
         await self.db.run(write, transaction=True)
 
@@ -69,15 +70,32 @@ class ChatStore:
             return None
         if limit is None:
             rows = await self.db.fetch(
-                "SELECT role, text, intent, sources, steps, quotes, created_at FROM messages "
+                "SELECT role, text, intent, sources, steps, quotes, usage, created_at FROM messages "
                 "WHERE conversation_id = %s ORDER BY id", (conversation_id,))
         else:
             rows = await self.db.fetch(
-                "SELECT * FROM (SELECT id, role, text, intent, sources, steps, quotes, created_at FROM messages "
+                "SELECT * FROM (SELECT id, role, text, intent, sources, steps, quotes, usage, created_at FROM messages "
                 "WHERE conversation_id = %s ORDER BY id DESC LIMIT %s) AS last ORDER BY id",
                 (conversation_id, limit))
         return [{"role": r["role"], "text": r["text"], "intent": r["intent"], "sources": r["sources"],
-                 "steps": r["steps"], "quotes": r["quotes"], "created_at": _iso(r["created_at"])} for r in rows]
+                 "steps": r["steps"], "quotes": r["quotes"], "usage": r["usage"], "created_at": _iso(r["created_at"])}
+                for r in rows]
+
+    async def audit(self, limit: int = 100, username: str | None = None) -> list[dict[str, Any]]:
+        """The latest answers of everyone, newest first, for administrators: who asked (the conversation's
+        owner; None for the service credential), the question, the intent, the documents and pages quoted,
+        and what the answer cost (`usage`)."""
+        rows = await self.db.fetch(
+            "SELECT m.id, m.created_at, m.intent, m.quotes, m.sources, m.usage, c.id AS conversation_id, "
+            "u.username, (SELECT q.text FROM messages q WHERE q.conversation_id = m.conversation_id "
+            "AND q.role = 'user' AND q.id < m.id ORDER BY q.id DESC LIMIT 1) AS question "
+            "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+            "LEFT JOIN users u ON u.id = c.owner_id "
+            "WHERE m.role = 'assistant' AND (%s::text IS NULL OR u.username = %s) "
+            "ORDER BY m.id DESC LIMIT %s", (username, username, limit))
+        return [{"time": _iso(r["created_at"]), "username": r["username"], "conversation_id": r["conversation_id"],
+                 "question": r["question"] or "", "intent": r["intent"],
+                 "documents": documents_read(r["quotes"], r["sources"]), "usage": r["usage"]} for r in rows]
 
 
     async def conversations(self, owner_id: str | None, query: str = "", limit: int = 100) -> list[dict[str, Any]]:
@@ -103,6 +121,26 @@ class ChatStore:
             "DELETE FROM conversations WHERE id = %s AND owner_id IS NOT DISTINCT FROM %s RETURNING id",
             (conversation_id, owner_id))
         return row is not None
+
+
+def documents_read(quotes: list[dict[str, Any]], sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents an answer quoted, each with its pages (or other locations), in the order first quoted;
+    web pages are not documents and are left out."""
+    read: dict[str, dict[str, Any]] = {}
+    for item in [*quotes, *sources]:
+        name = item.get("file_name")
+        if not isinstance(name, str) or not name:
+            continue
+        entry = read.setdefault(name, {"file_name": name, "pages": []})
+        location = item.get("location")
+        pages = [item.get("page"), location.get("page") if isinstance(location, dict) else None,
+                 *(item.get("pages") or [])]
+        for page in pages:
+            if isinstance(page, int) and not isinstance(page, bool) and page not in entry["pages"]:
+                entry["pages"].append(page)
+    for entry in read.values():
+        entry["pages"].sort()
+    return list(read.values())
 
 
 def _iso(value: datetime) -> str:

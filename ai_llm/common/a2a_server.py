@@ -71,6 +71,7 @@ from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.process import freeze_heap
 from ai_llm.common.request_handler import HubRequestHandler
 from ai_llm.common.settings import get_settings
+from ai_llm.common.usage import collect_usage
 
 log = logging.getLogger(__name__)
 
@@ -218,10 +219,12 @@ class HubAgentExecutor(AgentExecutor):
                                history=history, metadata=metadata, store=self.store)
         progress = Progress(self.name, updater)
         try:
-            with collect_degraded() as skipped:
+            with collect_degraded() as skipped, collect_usage() as usage:
                 reply = await self.handler(request, progress)
             if skipped:  # a fallback ran for this request: the reply says what it did without
                 reply.data = {**(reply.data or {}), "degraded": sorted(skipped)}
+            if usage.llm_calls or usage.searches:  # what the request cost: model calls and tokens, searches
+                reply.data = {**(reply.data or {}), "usage": usage.to_dict()}
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the agent failed: a readable failed task, never a stack trace

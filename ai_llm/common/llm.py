@@ -43,6 +43,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from ai_llm.common.settings import Settings
+from ai_llm.common.usage import note_llm
 
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, str]
@@ -219,22 +220,26 @@ class OpenAIChat:
             raise LLMError(f"chat call failed: {exc}") from exc
         finally:
             self._record("chat", model, purpose, started)
+        _note_usage(response)
         return response.choices[0].message.content or ""
 
     async def stream(self, messages: Sequence[Message], *, model: str | None = None,
                      temperature: float = 0.0, purpose: str = "stream") -> AsyncIterator[str]:
         started = time.perf_counter()
         model = model or self.model
+        counted = _StreamUsage()
         try:
             response = await self._client.chat.completions.create(
                 model=model, messages=_wire(messages), temperature=temperature,
                 stream=True, max_tokens=self._max_tokens())
             async for chunk in response:
+                counted.see(chunk)
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
         except openai.OpenAIError as exc:
             raise LLMError(f"streaming call failed: {exc}") from exc
         finally:
+            counted.note()
             self._record("stream", model, purpose, started)
 
     async def parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
@@ -286,8 +291,10 @@ class OpenAIChat:
                     model=model, messages=_wire(messages), response_format=schema, temperature=0,
                     max_tokens=budget)
             except openai.LengthFinishReasonError as exc:
+                _note_usage(exc.completion)
                 raise StructuredOutputTruncated(
                     f"{schema.__name__} reply cut at the token budget ({budget})") from exc
+            _note_usage(completion)
             parsed = completion.choices[0].message.parsed
             if parsed is None:
                 raise LLMError("parse returned no object")
@@ -298,6 +305,7 @@ class OpenAIChat:
                 response_format={"type": "json_schema", "json_schema": {
                     "name": schema.__name__, "schema": _strict_schema(schema), "strict": True}},
                 max_tokens=budget)
+            _note_usage(response)
             return _validated(response, schema, budget)
         instruction = {
             "role": "system",
@@ -320,6 +328,7 @@ class OpenAIChat:
             reply = await self._client.chat.completions.create(
                 model=model, messages=_wire(prompt), temperature=0,
                 response_format={"type": "json_object"}, max_tokens=budget)
+        _note_usage(reply)
         return _validated(reply, schema, budget)
 
     async def stream_parse(self, messages: Sequence[Message], schema: type[T], *, model: str | None = None,
@@ -355,8 +364,10 @@ class OpenAIChat:
                 self._record("stream_parse", model, purpose, started, note=f"{mode} error")
                 raise LLMError(f"structured streaming call failed: {exc}") from exc
             text, finish, shown = "", None, None
+            counted = _StreamUsage()
             try:
                 async for chunk in response:
+                    counted.see(chunk)
                     if not chunk.choices:
                         continue
                     choice = chunk.choices[0]
@@ -370,6 +381,7 @@ class OpenAIChat:
             except openai.OpenAIError as exc:
                 raise LLMError(f"structured streaming call failed: {exc}") from exc
             finally:
+                counted.note()
                 self._record("stream_parse", model, purpose, started, note=mode)
             if finish == "length":
                 raise StructuredOutputTruncated(f"{schema.__name__} reply cut at the token budget ({budget}) after "
@@ -485,3 +497,37 @@ def make_llm(settings: Settings) -> LLM:
                           base_url=settings.openai_base_url, timeout_s=settings.llm_timeout_s,
                           max_tokens=settings.llm_max_tokens)
     return LocalEngine()
+
+
+def _note_usage(response: object) -> None:
+    """Record a completion's reported token usage for the current request (`usage.note_llm`)."""
+    usage = getattr(response, "usage", None)
+    note_llm(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0),
+             estimated=usage is None)
+
+
+class _StreamUsage:
+    """The usage of a streamed reply: the server's own figures when a chunk carries them, else one completion
+    token per content piece (llama.cpp and OpenAI stream one token per piece), marked as estimated."""
+
+    def __init__(self) -> None:
+        self.pieces = 0
+        self.reported: object = None
+
+    def see(self, chunk: Any) -> None:
+        if getattr(chunk, "usage", None) is not None:
+            self.reported = chunk.usage
+        if chunk.choices and chunk.choices[0].delta.content:
+            self.pieces += 1
+
+    def note(self) -> None:
+        if self.reported is None and not self.pieces:
+            return  # the call failed before a token arrived
+        if self.reported is not None:
+            _note_usage(self)
+        else:
+            note_llm(0, self.pieces, estimated=True)
+
+    @property
+    def usage(self) -> object:
+        return self.reported

@@ -23,6 +23,7 @@ from ai_llm.common.degraded import add_degraded
 from ai_llm.common.events import ANSWER_DELTA, STATUS_ERROR, STATUS_OK, StatusEvent
 from ai_llm.common.identity import Viewer
 from ai_llm.common.messages import DEFAULT_LANGUAGE, catalog, message
+from ai_llm.common.usage import add_usage
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, topological_layers
 
 #: Step statuses beyond the agents' own (`ok`, `no_result`, `needs_clarification`, `error`).
@@ -175,6 +176,7 @@ class PlanExecutor:
                         status, last_error = STATUS_ERROR, str(exc)
                         break
                     add_degraded(reply.data.get("degraded") or [])  # the agent's fallbacks are the answer's too
+                    add_usage(reply.data.get("usage"))  # and so is what it cost
                     result_status = reply.status
                     if reply.state == "failed" and result_status == STATUS_OK:
                         result_status = STATUS_ERROR

@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ai_llm.common.usage import note_search
 from ai_llm.web_research_agent.mcp_tools import SearchHit, SearchResponse, SearchToolset
 
 Depth = Literal["auto", "snippets", "pages"]
@@ -93,6 +94,8 @@ class RunState:
             self.outages.append(str(response.notice or "search unavailable"))
         self.cache[response.cache] = self.cache.get(response.cache, 0) + 1
         self.cost_usd += response.cost_usd
+        if not response.outage:  # a search that ran: from the cache, or paid for at a provider
+            note_search(response.cost_usd, paid=response.cache == "miss")
         if response.provider and response.provider not in self.providers:
             self.providers.append(response.provider)
         if response.notice:

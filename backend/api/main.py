@@ -19,7 +19,7 @@ from ai_llm.common.db import Database, migrate, resolve_database_url
 from ai_llm.common.embeddings import index_model
 from ai_llm.common.http_guard import HostOriginGuard
 from ai_llm.common.settings import PROJECT_ROOT, Settings
-from backend.api.routers import auth, chat, files, health, search, users
+from backend.api.routers import audit, auth, chat, files, health, search, users
 from backend.api.state import BackendState
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ def create_app(settings: Settings, *, db: Database | None = None, static_dir: Pa
         body = json.dumps({"detail": jsonable_encoder(exc.errors())}, ensure_ascii=True, default=str)
         return Response(body, status_code=422, media_type="application/json")
 
-    for module in (auth, users, chat, files, search, health):
+    for module in (auth, users, chat, files, search, audit, health):
         app.include_router(module.router)
 
     @app.get("/{path:path}", include_in_schema=False, name=auth.STATIC_UI_ROUTE)

@@ -95,9 +95,10 @@ TEAM_HUB_ADMIN_PASSWORD = "admin-password-for-tests"  # the session database has
 @pytest.fixture(scope="session")
 def team_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[OfflineHub]:
     """The whole offline hub with accounts on (`HUB_TOKEN` and `HUB_ADMIN_PASSWORD`), on the session's
-    Postgres and embedding server."""
-    with offline_hub(session_dir / "team-hub", database_url=pg_url, embedding_url=embedding_server,
-                     hub_token=TEAM_HUB_TOKEN, admin_password=TEAM_HUB_ADMIN_PASSWORD) as hub:
+    Postgres and embedding server, its web search over the local HotpotQA corpus."""
+    with offline_hub(session_dir / "team-hub", eval_data=EVAL_DATA, database_url=pg_url,
+                     embedding_url=embedding_server, hub_token=TEAM_HUB_TOKEN,
+                     admin_password=TEAM_HUB_ADMIN_PASSWORD) as hub:
         yield hub
 
 

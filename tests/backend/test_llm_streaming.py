@@ -64,6 +64,9 @@ async def test_the_answer_streams_through_the_backend_in_pieces_and_ends_as_stre
     assert answers[0]["text"].startswith(streamed), (streamed, answers[0]["text"])
     assert FACT.rstrip(".") in streamed
     assert any(s.get("file_name") == "visitor_badges.txt" for s in answers[0]["sources"])
+    # What the answer cost reaches the page with it: the model's calls, and the tokens it wrote.
+    usage = answers[0]["usage"]
+    assert usage["llm_calls"] >= 1 and usage["llm_completion_tokens"] >= len(deltas), usage
 
 
 def test_the_chat_page_shows_the_answer_growing(llm_hub: OfflineHub, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
 from ai_llm.common.events import ANSWER_DELTA, AgentReply, StatusEvent
 from ai_llm.common.messages import message
+from ai_llm.common.usage import Usage
 from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep
 from backend.api.routers.auth import PrincipalDep, identity_metadata
 from backend.orchestrator_tasks import CHAT_TAG, new_chat_tag
@@ -116,8 +117,11 @@ def answer_payload(reply: AgentReply, conversation_id: str) -> dict[str, Any]:
     intent = reply.data.get("intent") or (reply.data.get("plan") or {}).get("intent")
     quotes = [q for q in (public_quote(x) for x in reply.data.get("quotes") or [] if isinstance(x, dict))
               if q is not None]
+    raw_usage = reply.data.get("usage")
     return {"text": reply.text, "intent": intent, "conversation_id": conversation_id, "sources": sources,
-            "quotes": quotes, "steps": public_steps(reply.data.get("steps"))}
+            "quotes": quotes, "steps": public_steps(reply.data.get("steps")),
+            # What the answer cost: model calls and tokens, searches and their spend (`ai_llm.common.usage`).
+            "usage": Usage.from_dict(raw_usage if isinstance(raw_usage, dict) else {}).to_dict()}
 
 
 def _event(name: str, data: dict[str, Any]) -> ServerSentEvent:
@@ -205,7 +209,8 @@ async def chat(body: ChatRequest, chats: ChatStoreDep, orchestrator: Orchestrato
                 await saved_question
                 await chats.add_message(conversation_id, "assistant", payload["text"], language=language,
                                         intent=payload["intent"], sources=payload["sources"],
-                                        steps=payload["steps"], quotes=payload["quotes"], owner_id=owner)
+                                        steps=payload["steps"], quotes=payload["quotes"], owner_id=owner,
+                                        usage=payload["usage"])
                 yield _event("answer", payload)
             finished = True
         except AgentUnauthorized:

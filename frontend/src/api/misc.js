@@ -14,3 +14,10 @@ export function fetchTelemetry(options) {
 export function fetchMe(options) {
   return apiJson('/api/me', options)
 }
+
+/** GET /api/audit (administrators): the latest answers with who asked, what was read and what it cost. */
+export function fetchAudit({ username, limit = 200 } = {}, options) {
+  const params = new URLSearchParams({ limit: String(limit) })
+  if (username) params.set('username', username)
+  return apiJson(`/api/audit?${params}`, options)
+}

@@ -42,3 +42,31 @@ export function formatMs(v) {
   if (n >= 10000) return `${(n / 1000).toFixed(1)} s`
   return `${Math.round(n)} ms`
 }
+
+/**
+ * What an answer cost, as one line of parts ("검색 3회 (유료 1회 $0.0040) · LLM 2회 · 토큰 1,234"), or '' when it
+ * cost nothing. `usage` is the answer's `usage` object (searches, paid_searches, search_cost_usd, llm_calls,
+ * llm_prompt_tokens, llm_completion_tokens, llm_tokens_estimated); `t` is the i18n lookup.
+ */
+export function usageLine(usage, t) {
+  if (!usage || typeof usage !== 'object') return ''
+  const count = (v) => (Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : 0)
+  const parts = []
+  const searches = count(usage.searches)
+  if (searches) {
+    const paid = count(usage.paid_searches)
+    parts.push(
+      t('chat.usage.searches', { n: searches }) +
+        (paid ? ` (${t('chat.usage.paid', { n: paid, cost: formatUsd(count(usage.search_cost_usd)) })})` : ''),
+    )
+  }
+  const calls = count(usage.llm_calls)
+  if (calls) {
+    const tokens = count(usage.llm_prompt_tokens) + count(usage.llm_completion_tokens)
+    parts.push(
+      t('chat.usage.llm', { n: calls, tokens: tokens.toLocaleString() }) +
+        (usage.llm_tokens_estimated ? ` ${t('chat.usage.estimated')}` : ''),
+    )
+  }
+  return parts.join(' · ')
+}
