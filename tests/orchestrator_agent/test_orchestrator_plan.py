@@ -7,7 +7,7 @@ import pytest
 from ai_llm.common.llm import LLMError, LocalEngine
 from ai_llm.orchestrator_agent.plan import MAX_STEPS, IntentPlan, PlanStep, topological_layers, validate_plan
 from ai_llm.orchestrator_agent.planner import (
-    OFFLINE_SURE,
+    OFFLINE_MARGIN,
     IntentDecision,
     OfflineClassifier,
     Planner,
@@ -226,25 +226,29 @@ def test_agent_timeouts_parse_and_refuse_garbage() -> None:
 
 
 class FixedOffline(OfflineClassifier):
-    """An offline classifier whose verdict is set by the test (the arbitration is what is tested)."""
+    """An offline classifier whose verdict is set by the test (the arbitration is what is tested): its intent
+    at `probability`, WEB_SEARCH at `web`, the rest shared evenly."""
 
-    def __init__(self, intent: str, probability: float, structural: bool = False) -> None:
+    def __init__(self, intent: str, probability: float, web: float = 0.1, structural: bool = False) -> None:
         super().__init__()
-        self.verdict = (intent, probability, structural)
+        self.verdict = (intent, probability, web, structural)
 
     def classify_sync(self, text: str, catalog: object = (), previous_intent: str | None = None) -> IntentDecision:
-        intent, probability, structural = self.verdict
-        rest = (1.0 - probability) / 4
-        probabilities = {label: probability if label == intent else rest for label in
-                         ("INTERNAL_SEARCH", "WEB_SEARCH", "FILE_OPERATION", "HYBRID", "DIRECT")}
+        intent, probability, web, structural = self.verdict
+        rest = (1.0 - probability - web) / 3
+        probabilities = {label: probability if label == intent else web if label == "WEB_SEARCH" else rest
+                         for label in ("INTERNAL_SEARCH", "WEB_SEARCH", "FILE_OPERATION", "HYBRID", "DIRECT")}
         return IntentDecision(intent, "report request" if structural else "model", probabilities=probabilities,
                               structural=structural)
 
 
 @pytest.mark.parametrize(("offline", "kept"), [
-    (FixedOffline("INTERNAL_SEARCH", OFFLINE_SURE - 0.05), True),   # the classifier hesitates: the LLM decides
-    (FixedOffline("INTERNAL_SEARCH", OFFLINE_SURE + 0.05), False),  # the classifier is sure: it overrules
-    (FixedOffline("FILE_OPERATION", 0.3, structural=True), False),  # a structural rule is sure at any probability
+    # the classifier hesitates between its intent and the LLM's: the LLM decides
+    (FixedOffline("INTERNAL_SEARCH", 0.45, web=0.45 - OFFLINE_MARGIN + 0.05), True),
+    # the classifier finds its intent clearly more probable than the LLM's: it overrules
+    (FixedOffline("INTERNAL_SEARCH", 0.45, web=0.45 - OFFLINE_MARGIN - 0.05), False),
+    # a structural rule is sure at any probability
+    (FixedOffline("FILE_OPERATION", 0.3, web=0.3, structural=True), False),
 ])
 async def test_the_llm_plan_is_overruled_only_where_the_offline_classifier_is_sure(offline: FixedOffline,
                                                                                    kept: bool) -> None:

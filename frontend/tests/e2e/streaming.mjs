@@ -41,8 +41,14 @@ try {
   })
   await page.fill(tid('chat-input'), QUESTION)
   await page.press(tid('chat-input'), 'Enter')
-  await page.waitForSelector(`${tid('answer-message')}[data-streaming="true"]`, { timeout: 120000 })
-    .catch(() => fail('no answer was shown while it was being written'))
+  const shown = await page.waitForSelector(`${tid('answer-message')}[data-streaming="true"]`, { timeout: 120000 })
+    .then(() => true, () => false)
+  if (!shown) {
+    // What the page showed instead, for whoever reads the failure.
+    await page.screenshot({ path: path.join(ARTIFACTS, 'stream-0-no-draft.png') })
+    const text = (await page.locator('main').textContent().catch(() => '')) || ''
+    fail(`no answer was shown while it was being written; page errors: ${JSON.stringify(errors)}; the page reads: ${text.slice(-600)}`)
+  }
   await page.screenshot({ path: path.join(ARTIFACTS, 'stream-1-partial.png') })
   await page.waitForSelector(`${tid('answer-message')}[data-streaming="false"]`, { timeout: 120000 })
     .catch(() => fail('the whole answer never replaced the streamed one'))
