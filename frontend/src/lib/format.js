@@ -44,7 +44,7 @@ export function formatMs(v) {
 }
 
 /**
- * What an answer cost, as one line of parts ("검색 3회 (유료 1회 $0.0040) · LLM 2회 · 토큰 1,234"), or '' when it
+ * What an answer cost, as one line of parts ("검색 3회 (검색 제공자 1회 $0.0040) · LLM 2회 · 토큰 1,234"), or '' when it
  * cost nothing. `usage` is the answer's `usage` object (searches, paid_searches, search_cost_usd, llm_calls,
  * llm_prompt_tokens, llm_completion_tokens, llm_tokens_estimated); `t` is the i18n lookup.
  */

@@ -29,7 +29,7 @@ describe('what an answer cost', () => {
   afterEach(() => vi.unstubAllGlobals())
 
   it('reads as one line of searches and model calls, and as nothing when it cost nothing', () => {
-    expect(usageLine({ searches: 3, paid_searches: 1, search_cost_usd: 0.004 }, t)).toBe('검색 3회 (유료 1회 $0.0040)')
+    expect(usageLine({ searches: 3, paid_searches: 1, search_cost_usd: 0.004 }, t)).toBe('검색 3회 (검색 제공자 1회 $0.0040)')
     expect(usageLine({ llm_calls: 2, llm_prompt_tokens: 1000, llm_completion_tokens: 234, llm_tokens_estimated: true }, t))
       .toBe('LLM 2회 · 토큰 1,234 (추정)')
     expect(usageLine({ searches: 0, llm_calls: 0 }, t)).toBe('')
@@ -59,7 +59,7 @@ describe('what an answer cost', () => {
     expect(rows[0].text()).toContain('boiler_rota.txt (p.1, 3)')
     expect(rows[0].text()).toContain('LLM 2회 · 토큰 1,234')
     expect(rows[1].text()).toContain('서비스 토큰')
-    expect(rows[1].text()).toContain('검색 3회 (유료 1회 $0.0040)')
+    expect(rows[1].text()).toContain('검색 3회 (검색 제공자 1회 $0.0040)')
     expect(wrapper.get(tid('audit-total-tokens')).text()).toBe('1,234')
     expect(wrapper.get(tid('audit-total-spend')).text()).toBe('$0.0040')
     await wrapper.get(tid('audit-username')).setValue('yuna')
