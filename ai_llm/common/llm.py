@@ -501,7 +501,10 @@ def make_llm(settings: Settings) -> LLM:
 
 def _note_usage(response: object) -> None:
     """Record a completion's reported token usage for the current request (`usage.note_llm`)."""
-    usage = getattr(response, "usage", None)
+    _note_reported(getattr(response, "usage", None))
+
+
+def _note_reported(usage: object) -> None:
     note_llm(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0),
              estimated=usage is None)
 
@@ -521,13 +524,7 @@ class _StreamUsage:
             self.pieces += 1
 
     def note(self) -> None:
-        if self.reported is None and not self.pieces:
-            return  # the call failed before a token arrived
         if self.reported is not None:
-            _note_usage(self)
-        else:
+            _note_reported(self.reported)
+        elif self.pieces:  # nothing when the call failed before a token arrived
             note_llm(0, self.pieces, estimated=True)
-
-    @property
-    def usage(self) -> object:
-        return self.reported

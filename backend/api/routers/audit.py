@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from ai_llm.common.usage import Usage
 from backend.api.deps import ChatStoreDep
 from backend.api.routers.auth import AdminDep
 
@@ -19,13 +20,10 @@ async def audit(chats: ChatStoreDep, _: AdminDep,
                 username: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
     """The latest answers of every person (or of one `username`), newest first, with the totals of what they
     cost: `{"answers": [{time, username, conversation_id, question, intent, documents: [{file_name, pages}],
-    usage}], "totals": {answers, llm_calls, llm_prompt_tokens, llm_completion_tokens, searches, paid_searches,
-    search_cost_usd}}`. An answer to the service credential has `username` null."""
+    usage}], "totals": {answers, and the sum of every `usage` field}}`. An answer to the service credential
+    has `username` null."""
     answers = await chats.audit(limit, username)
-    keys = ("llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "searches", "paid_searches")
-    totals: dict[str, Any] = {"answers": len(answers)}
-    for key in keys:
-        totals[key] = sum(int((a["usage"] or {}).get(key) or 0) for a in answers)
-    totals["search_cost_usd"] = round(sum(float((a["usage"] or {}).get("search_cost_usd") or 0)
-                                          for a in answers), 6)
-    return {"answers": answers, "totals": totals}
+    total = Usage()
+    for answer in answers:
+        total.add(Usage.from_dict(answer["usage"] or {}))
+    return {"answers": answers, "totals": {"answers": len(answers), **total.to_dict()}}
