@@ -33,12 +33,17 @@ EMBEDDING_MODEL = "multilingual-e5-small"
 EMBEDDING_DIM = 384
 
 
+def eval_file(relative: str, what: str = "evaluation file") -> Path:
+    """A file of ../shared/eval-data (`HUB_EVAL_DATA`), or skip with the reason when it is absent."""
+    path = EVAL_DATA / relative
+    if not path.exists():
+        pytest.skip(f"{what} {path} is not present on this machine")
+    return path
+
+
 def eval_pdf(name: str) -> Path:
     """A PDF from ../shared/eval-data/pdfs, or skip with the reason when the folder is absent."""
-    path = EVAL_DATA / "pdfs" / name
-    if not path.exists():
-        pytest.skip(f"evaluation PDF {path} is not present on this machine")
-    return path
+    return eval_file(f"pdfs/{name}", "evaluation PDF")
 
 
 @pytest.fixture(scope="session")

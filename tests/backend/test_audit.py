@@ -14,12 +14,14 @@ from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
 from backend.accounts import AccountStore
 from tests.backend.conftest import TEAM_HUB_ADMIN_PASSWORD
 from tests.backend.test_permissions_probe import answer_of, login
+from tests.conftest import eval_file
 
 SHIFT = f"{uuid.uuid4().hex[:4].upper()}-night"
 
 
 async def test_the_audit_shows_who_asked_what_was_read_and_what_it_cost(team_hub: OfflineHub, db: Database,
                                                                        tmp_path: Path) -> None:
+    eval_file("hotpotqa/dev_distractor_300.jsonl", "the web corpus")  # the team hub's web search reads it
     url = team_hub.backend_url
     person = f"yuna-{uuid.uuid4().hex[:6]}"
     await AccountStore(db).create_user(person, f"{person}-password", ["ops"])
