@@ -37,12 +37,14 @@ _DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(16))
 
 
 class AccountError(ValueError):
-    """A request about accounts that cannot be done; `reason` is said to the caller, `status` its HTTP code."""
+    """A request about accounts that cannot be done: `reason` is said to the caller, `status` is its HTTP
+    code and `code` a stable name the UI translates (`X-Hub-Error` header)."""
 
-    def __init__(self, reason: str, status: int = 422) -> None:
+    def __init__(self, reason: str, status: int = 422, code: str = "invalid") -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def _token_hash(token: str) -> str:
 def _check_username(username: str) -> str:
     name = username.strip()
     if not USERNAME.match(name):
-        raise AccountError("a username is 1–64 letters, digits or . _ @ -")
+        raise AccountError("a username is 1–64 letters, digits or . _ @ -", code="bad_username")
     return name
 
 
@@ -84,8 +86,20 @@ def _check_teams(teams: Sequence[str]) -> list[str]:
     out = sorted({t.strip() for t in teams if t and t.strip()})
     bad = [t for t in out if not TEAM.match(t)]
     if bad:
-        raise AccountError(f"team names are 1–64 letters, digits, spaces or . _ @ -: {bad[0]!r}")
+        raise AccountError(f"team names are 1–64 letters, digits, spaces or . _ @ -: {bad[0]!r}", code="bad_team")
     return out
+
+
+def _check_password(password: str | None) -> None:
+    if password is not None and len(password) < MIN_PASSWORD_CHARS:
+        raise AccountError(f"a password has at least {MIN_PASSWORD_CHARS} characters", code="password_short")
+
+
+async def _lock_admins(conn: psycopg.AsyncConnection[Any]) -> set[str]:
+    """The administrators' ids, their rows locked until the transaction ends, so two concurrent demotions or
+    deletions cannot both pass the last-administrator check."""
+    cur = await conn.execute("SELECT id FROM users WHERE is_admin ORDER BY id FOR UPDATE")
+    return {row["id"] for row in await cur.fetchall()}
 
 
 class AccountStore:
@@ -110,8 +124,7 @@ class AccountStore:
                           admin: bool = False) -> dict[str, Any]:
         """A new account (a password of at least 8 characters; None for a proxy-authenticated person)."""
         name = _check_username(username)
-        if password is not None and len(password) < MIN_PASSWORD_CHARS:
-            raise AccountError(f"a password has at least {MIN_PASSWORD_CHARS} characters")
+        _check_password(password)
         team_names = _check_teams(teams)
         user_id = str(uuid.uuid4())
         hashed = _HASHER.hash(password) if password is not None else None
@@ -120,7 +133,7 @@ class AccountStore:
                 "INSERT INTO users (id, username, password_hash, is_admin) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (username) DO NOTHING RETURNING id", (user_id, name, hashed, admin))
             if await cur.fetchone() is None:
-                raise AccountError(f"the username {name!r} is taken", 409)
+                raise AccountError(f"the username {name!r} is taken", 409, "username_taken")
             for team in team_names:
                 await conn.execute("INSERT INTO user_teams (user_id, team) VALUES (%s, %s)", (user_id, team))
 
@@ -128,12 +141,100 @@ class AccountStore:
         return {"id": user_id, "username": name, "admin": admin, "teams": team_names}
 
     async def list_users(self) -> list[dict[str, Any]]:
+        """Every account with its teams, whether it signs in with a password (False: through the proxy) and
+        how many stored files it owns (what a deletion would have to hand over)."""
         rows = await self.db.fetch(
-            "SELECT u.id, u.username, u.is_admin, u.created_at, "
-            "coalesce(array_agg(t.team ORDER BY t.team) FILTER (WHERE t.team IS NOT NULL), '{}') AS teams "
+            "SELECT u.id, u.username, u.is_admin, u.created_at, u.password_hash IS NOT NULL AS has_password, "
+            "coalesce(array_agg(t.team ORDER BY t.team) FILTER (WHERE t.team IS NOT NULL), '{}') AS teams, "
+            "(SELECT count(*) FROM file_records f WHERE f.owner_id = u.id) AS documents "
             "FROM users u LEFT JOIN user_teams t ON t.user_id = u.id GROUP BY u.id ORDER BY u.username")
         return [{"id": r["id"], "username": r["username"], "admin": r["is_admin"], "teams": list(r["teams"]),
+                 "password": r["has_password"], "documents": int(r["documents"]),
                  "created_at": r["created_at"].isoformat()} for r in rows]
+
+    async def get_user(self, user_id: str) -> dict[str, Any]:
+        for user in await self.list_users():
+            if user["id"] == user_id:
+                return user
+        raise AccountError("no such user", 404, "unknown_user")
+
+    async def list_teams(self) -> list[dict[str, Any]]:
+        """Every team someone belongs to, with its members and how many stored files are shared with it."""
+        rows = await self.db.fetch(
+            "SELECT t.team, array_agg(u.username ORDER BY u.username) AS members, "
+            "(SELECT count(*) FROM file_records f WHERE f.visibility = 'team:' || t.team) AS documents "
+            "FROM user_teams t JOIN users u ON u.id = t.user_id GROUP BY t.team ORDER BY t.team")
+        return [{"name": r["team"], "members": list(r["members"]), "documents": int(r["documents"])}
+                for r in rows]
+
+    async def update_user(self, user_id: str, *, password: str | None = None,
+                          teams: Sequence[str] | None = None, admin: bool | None = None) -> dict[str, Any]:
+        """Change an account: a new password (which ends every session of that person), its teams (effective at
+        their next request), its administrator role (the last administrator cannot lose it). Fields left
+        None stay as they are."""
+        _check_password(password)
+        team_names = _check_teams(teams) if teams is not None else None
+
+        async def write(conn: psycopg.AsyncConnection[Any]) -> None:
+            admins = await _lock_admins(conn)
+            cur = await conn.execute("SELECT id FROM users WHERE id = %s FOR UPDATE", (user_id,))
+            if await cur.fetchone() is None:
+                raise AccountError("no such user", 404, "unknown_user")
+            if admin is False and admins == {user_id}:
+                raise AccountError("the last administrator keeps the role: make another one first", 409,
+                                   "last_admin")
+            if admin is not None:
+                await conn.execute("UPDATE users SET is_admin = %s WHERE id = %s", (admin, user_id))
+            if password is not None:
+                await conn.execute("UPDATE users SET password_hash = %s WHERE id = %s",
+                                   (_HASHER.hash(password), user_id))
+                await conn.execute("DELETE FROM sessions WHERE user_id = %s", (user_id,))
+            if team_names is not None:
+                await conn.execute("DELETE FROM user_teams WHERE user_id = %s", (user_id,))
+                for team in team_names:
+                    await conn.execute("INSERT INTO user_teams (user_id, team) VALUES (%s, %s)", (user_id, team))
+
+        await self.db.run(write, transaction=True)
+        return await self.get_user(user_id)
+
+    async def delete_user(self, user_id: str, acting: Principal, transfer_to: str | None = None) -> int:
+        """Delete an account with its sessions and conversations. Files it owns must go somewhere: without
+        `transfer_to` a person owning any is refused (409, with the count), with it they (and their indexed
+        chunks) belong to that person from the same transaction on. Nobody deletes themselves, and the last
+        administrator stays. Returns how many files were handed over."""
+        if acting.user_id == user_id:
+            raise AccountError("you cannot delete your own account", 409, "self_delete")
+        if transfer_to == user_id:
+            raise AccountError("files cannot be handed to the account being deleted", 422, "bad_transfer")
+        moved = 0
+
+        async def write(conn: psycopg.AsyncConnection[Any]) -> None:
+            nonlocal moved
+            admins = await _lock_admins(conn)
+            cur = await conn.execute("SELECT id FROM users WHERE id = %s FOR UPDATE", (user_id,))
+            if await cur.fetchone() is None:
+                raise AccountError("no such user", 404, "unknown_user")
+            if admins == {user_id}:
+                raise AccountError("the last administrator cannot be deleted", 409, "last_admin")
+            cur = await conn.execute("SELECT count(*) AS n FROM file_records WHERE owner_id = %s", (user_id,))
+            owned = int(((await cur.fetchone()) or {"n": 0})["n"])
+            if owned and transfer_to is None:
+                raise AccountError(f"this person owns {owned} files: choose who receives them", 409,
+                                   "owns_documents")
+            if owned:
+                cur = await conn.execute("SELECT id FROM users WHERE id = %s FOR SHARE", (transfer_to,))
+                if await cur.fetchone() is None:
+                    raise AccountError("the person to receive the files does not exist", 422, "bad_transfer")
+                await conn.execute("UPDATE file_records SET owner_id = %s WHERE owner_id = %s",
+                                   (transfer_to, user_id))
+                # updated_at moves so the RAG catalog, which caches who may read what, recomputes.
+                await conn.execute("UPDATE document_chunks SET owner_id = %s, updated_at = now() "
+                                   "WHERE owner_id = %s", (transfer_to, user_id))
+                moved = owned
+            await conn.execute("DELETE FROM users WHERE id = %s", (user_id,))
+
+        await self.db.run(write, transaction=True)
+        return moved
 
     async def _principal(self, where: str, value: str) -> Principal | None:
         row = await self.db.fetchone(

@@ -11,13 +11,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 
-from ai_llm.common.db import Database
+from ai_llm.common.db import Database, migrate
 from backend.accounts import AccountStore, LoginLimiter
 from backend.api.main import create_app
 from backend.chat_store import ChatStore
 from tests.backend.test_app import make_settings
+from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
 
 TOKEN = "a-very-secret-hub-token-42"
 ADMIN_PASSWORD = "admin-password-for-tests"
@@ -175,3 +178,129 @@ async def test_search_words_are_text_not_patterns(db: Database) -> None:
     await chats.add_message(percent, "user", "성장률 100% 달성", owner_id=owner)
     assert [c["id"] for c in await chats.conversations(owner, "%")] == [percent]  # a literal %, not "anything"
     assert await chats.conversations(owner, "\x00") != []  # a NUL is dropped, never a server error
+
+
+@pytest.fixture
+async def own_db(pg_url: str) -> AsyncIterator[Database]:
+    """A database of its own on the session's server, so 'the last administrator' means this test's."""
+    name = f"accounts_{uuid.uuid4().hex[:10]}"
+    async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    url = make_conninfo(pg_url, dbname=name)
+    await migrate(url, EMBEDDING_MODEL, EMBEDDING_DIM)
+    database = await Database(url).open()
+    yield database
+    await database.close()
+
+
+async def own_file(db: Database, owner_id: str, visibility: str = "private") -> str:
+    """A stored, indexed file of `owner_id` (its record and one chunk), as the file and RAG agents write them."""
+    file_id = str(uuid.uuid4())
+    await db.execute(
+        "INSERT INTO file_records (id, name, stored_name, size, content_type, sha256, uploaded_at, index_status, "
+        "chunks, storage_ref, owner_id, visibility) VALUES (%s, %s, %s, 1, 'text/plain', %s, now(), 'indexed', 1, "
+        "%s, %s, %s)", (file_id, f"{file_id}.txt", file_id, file_id, f"local:{file_id}", owner_id, visibility))
+    await db.execute(
+        "INSERT INTO document_chunks (storage_ref, chunk_index, file_name, file_id, content, embedding, content_hash, "
+        "owner_id, visibility) VALUES (%s, 0, %s, %s, '비밀', %s, 'h', %s, %s)",
+        (f"local:{file_id}", f"{file_id}.txt", file_id, "[" + ",".join(["0.1"] * EMBEDDING_DIM) + "]",
+         owner_id, visibility))
+    return file_id
+
+
+async def test_an_admin_changes_passwords_teams_and_roles(db: Database, tmp_path: Path) -> None:
+    name = fresh("park")
+    async with app_client(db, tmp_path) as http:
+        await login(http, "admin", ADMIN_PASSWORD)
+        created = (await http.post("/api/users", json={"username": name, "password": "park-password-1",
+                                                       "teams": ["영업"]})).json()
+    async with app_client(db, tmp_path) as person:
+        assert (await login(person, name, "park-password-1")).status_code == 200
+        async with app_client(db, tmp_path) as http:
+            await login(http, "admin", ADMIN_PASSWORD)
+            changed = await http.patch(f"/api/users/{created['id']}", json={"teams": ["기획", "platform"]})
+            assert changed.status_code == 200 and changed.json()["teams"] == ["platform", "기획"]
+            # The person's next request already belongs to the new teams; their session still holds.
+            assert (await person.get("/api/me")).json()["teams"] == ["platform", "기획"]
+            promoted = await http.patch(f"/api/users/{created['id']}", json={"admin": True})
+            assert promoted.json()["admin"] is True and (await person.get("/api/users")).status_code == 200
+            await http.patch(f"/api/users/{created['id']}", json={"admin": False})
+            assert (await person.get("/api/users")).status_code == 403
+
+            short = await http.patch(f"/api/users/{created['id']}", json={"password": "short"})
+            assert short.status_code == 422 and short.headers["x-hub-error"] == "password_short"
+            reset = await http.patch(f"/api/users/{created['id']}", json={"password": "park-new-password"})
+            assert reset.status_code == 200
+            # A new password ends the sessions opened with the old one.
+            assert (await person.get("/api/me")).status_code == 401
+            assert (await login(person, name, "park-password-1")).status_code == 401
+            assert (await login(person, name, "park-new-password")).status_code == 200
+
+            bad_team = await http.patch(f"/api/users/{created['id']}", json={"teams": ["a/b"]})
+            assert bad_team.status_code == 422 and bad_team.headers["x-hub-error"] == "bad_team"
+            unknown = await http.patch("/api/users/no-such-id", json={"admin": True})
+            assert unknown.status_code == 404 and unknown.headers["x-hub-error"] == "unknown_user"
+            teams = {t["name"]: t for t in (await http.get("/api/teams")).json()}
+            assert name in teams["기획"]["members"] and name in teams["platform"]["members"]
+        # Not an administrator: neither changes nor deletions nor the team list.
+        assert (await person.patch(f"/api/users/{created['id']}", json={"admin": True})).status_code == 403
+        assert (await person.delete(f"/api/users/{created['id']}")).status_code == 403
+        assert (await person.get("/api/teams")).status_code == 403
+
+
+async def test_a_deleted_person_hands_their_files_over_and_loses_everything_else(db: Database,
+                                                                                 tmp_path: Path) -> None:
+    accounts, chats = AccountStore(db), ChatStore(db)
+    leaving, heir = fresh("leaving"), fresh("heir")
+    gone = await accounts.create_user(leaving, "leaving-password", teams=["영업"])
+    receiver = await accounts.create_user(heir, "heir-password")
+    file_id = await own_file(db, gone["id"])
+    conversation = uuid.uuid4().hex
+    await chats.add_message(conversation, "user", "내 질문", owner_id=gone["id"])
+    async with app_client(db, tmp_path) as person, app_client(db, tmp_path) as http:
+        assert (await login(person, leaving, "leaving-password")).status_code == 200
+        await login(http, "admin", ADMIN_PASSWORD)
+        listed = {u["username"]: u for u in (await http.get("/api/users")).json()}
+        assert listed[leaving]["documents"] == 1 and listed[leaving]["password"] is True
+
+        refused = await http.delete(f"/api/users/{gone['id']}")
+        assert refused.status_code == 409 and refused.headers["x-hub-error"] == "owns_documents"
+        assert "1" in refused.json()["detail"]
+        assert (await person.get("/api/me")).status_code == 200  # nothing was deleted
+        nowhere = await http.delete(f"/api/users/{gone['id']}", params={"transfer_to": "no-such-id"})
+        assert nowhere.status_code == 422 and nowhere.headers["x-hub-error"] == "bad_transfer"
+        assert (await db.fetchone("SELECT owner_id FROM file_records WHERE id = %s", (file_id,)))["owner_id"] == gone["id"]
+
+        done = await http.delete(f"/api/users/{gone['id']}", params={"transfer_to": receiver["id"]})
+        assert done.status_code == 204
+        assert (await person.get("/api/me")).status_code == 401  # their session ended with the account
+        assert leaving not in {u["username"] for u in (await http.get("/api/users")).json()}
+        assert (await http.delete(f"/api/users/{gone['id']}")).status_code == 404
+    record = await db.fetchone("SELECT owner_id FROM file_records WHERE id = %s", (file_id,))
+    chunk = await db.fetchone("SELECT owner_id FROM document_chunks WHERE file_id = %s", (file_id,))
+    assert record["owner_id"] == chunk["owner_id"] == receiver["id"]
+    assert await chats.history(conversation, owner_id=gone["id"]) in (None, [])
+    assert await db.fetchone("SELECT 1 AS found FROM user_teams WHERE user_id = %s", (gone["id"],)) is None
+
+
+async def test_nobody_deletes_themselves_and_the_last_admin_stays(own_db: Database, tmp_path: Path) -> None:
+    async with app_client(own_db, tmp_path) as http:
+        await login(http, "admin", ADMIN_PASSWORD)
+        me = (await http.get("/api/me")).json()
+        itself = await http.delete(f"/api/users/{me['id']}")
+        assert itself.status_code == 409 and itself.headers["x-hub-error"] == "self_delete"
+        demoted = await http.patch(f"/api/users/{me['id']}", json={"admin": False})
+        assert demoted.status_code == 409 and demoted.headers["x-hub-error"] == "last_admin"
+        assert (await http.get("/api/me")).json()["admin"] is True
+
+        second = (await http.post("/api/users", json={"username": "second-admin", "password": "second-password",
+                                                      "admin": True})).json()
+        async with app_client(own_db, tmp_path) as other:
+            await login(other, "second-admin", "second-password")
+            # With two administrators one may step down; then the other is the last and stays.
+            assert (await http.patch(f"/api/users/{me['id']}", json={"admin": False})).status_code == 200
+            last = await http.delete(f"/api/users/{second['id']}")
+            assert last.status_code == 403  # no longer an administrator at all
+            kept = await other.delete(f"/api/users/{me['id']}", params={"transfer_to": second["id"]})
+            assert kept.status_code == 204
+            assert (await other.patch(f"/api/users/{second['id']}", json={"admin": False})).status_code == 409

@@ -3,7 +3,8 @@ driven by the frontend's playwright-core script (frontend/tests/e2e/run.mjs): up
 progress bar, see it indexed, ask a question, see live progress and an answer whose source opens that PDF
 at the cited page, open its quote in the in-page viewer (PDF.js, the sentence highlighted on its page) and a
 Word answer's quote at its section, at desktop and 390 px, ask what no document answers and see the fallback notice and a web answer, check an XSS
-message renders inert; screenshots are kept as test artifacts."""
+message renders inert; and, on the hub with accounts (frontend/tests/e2e/users.mjs), an administrator managing
+people on the users page. Screenshots are kept as test artifacts."""
 
 from __future__ import annotations
 
@@ -66,3 +67,25 @@ def test_browser_end_to_end(real_hub: OfflineHub, tmp_path: Path) -> None:
     assert result.returncode == 0, report
     assert "E2E passed" in result.stdout, report
     assert (artifacts / "02-answer.png").exists() and (artifacts / "02b-fallback.png").exists()
+
+
+def test_an_admin_manages_people_in_the_browser(team_hub: OfflineHub, tmp_path: Path) -> None:
+    """frontend/tests/e2e/users.mjs against the hub with accounts: the admin signs in, makes a person in a
+    team, changes the team, checks that person has no users tab (403 from /api/users) and deletes them (their
+    session ends); no page overflows at 390 px."""
+    from tests.backend.conftest import TEAM_HUB_ADMIN_PASSWORD
+
+    if not (FRONTEND / "dist" / "index.html").exists():
+        pytest.skip("frontend/dist is not built (run `make ui`)")
+    node = shutil.which("node")
+    assert node and CHROMIUM.exists(), "node and Debian chromium are required (make ui browser)"
+    artifacts = Path(os.environ.get("E2E_ARTIFACTS_DIR", tmp_path / "e2e-artifacts"))
+    env = {**os.environ, "HUB_URL": team_hub.backend_url, "E2E_ADMIN_PASSWORD": TEAM_HUB_ADMIN_PASSWORD,
+           "E2E_USERNAME": f"e2e-{os.getpid()}", "E2E_ARTIFACTS": str(artifacts), "CHROMIUM_PATH": str(CHROMIUM)}
+    result = subprocess.run([node, str(FRONTEND / "tests" / "e2e" / "users.mjs")], cwd=FRONTEND, env=env,
+                            capture_output=True, text=True, timeout=300)
+    report = f"{result.stdout}\n{result.stderr}\nartifacts: {artifacts}"
+    print(report)
+    assert result.returncode == 0, report
+    assert "users passed" in result.stdout, report
+    assert (artifacts / "users-1-desktop.png").exists() and (artifacts / "users-2-mobile.png").exists()

@@ -24,13 +24,14 @@ function releaseWaiters() {
   pending.forEach((w) => w.resolve())
 }
 
-/** Error carrying the HTTP status and the server's `detail` message, if any. */
+/** Error carrying the HTTP status, the server's `detail` message and its `X-Hub-Error` name, if any. */
 export class ApiError extends Error {
-  constructor(message, status, detail) {
+  constructor(message, status, detail, code = '') {
     super(message)
     this.name = 'ApiError'
     this.status = status
     this.detail = detail
+    this.code = code
   }
 }
 
@@ -60,7 +61,8 @@ async function errorFromResponse(res) {
   } catch {
     // body unreadable
   }
-  return new ApiError(detail || `HTTP ${res.status}`, res.status, detail)
+  const code = res.headers?.get?.('X-Hub-Error') || ''
+  return new ApiError(detail || `HTTP ${res.status}`, res.status, detail, code)
 }
 
 /**
