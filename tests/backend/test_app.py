@@ -108,7 +108,8 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
     routes = routes_of(app)
     assert ("POST", "/api/files") in routes and ("GET", "/api/search/telemetry") in routes
     assert PUBLIC_ROUTES <= set(routes)
-    placeholders = {"file_id": "0123456789abcdef", "conversation_id": uuid.uuid4().hex, "path": ""}
+    placeholders = {"file_id": "0123456789abcdef", "conversation_id": uuid.uuid4().hex, "path": "",
+                    "user_id": str(uuid.uuid4())}
     async with app.router.lifespan_context(app), httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=30) as http:
         for method, template in routes:
@@ -125,7 +126,10 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
         conversation = uuid.uuid4().hex
         events = [e async for e in stream_chat(http, "hello", conversation)]
         assert [e.event for e in events][-2:] == ["answer", "done"]
-        values = {"file_id": uploaded.json()["id"], "conversation_id": conversation, "path": ""}
+        person = await http.post("/api/users", json={"username": f"p-{uuid.uuid4().hex[:8]}", "password": "password-42"})
+        assert person.status_code == 201
+        values = {"file_id": uploaded.json()["id"], "conversation_id": conversation, "path": "",
+                  "user_id": person.json()["id"]}
         calls: dict[tuple[str, str], dict[str, Any]] = {
             ("POST", "/api/files"): {"files": {"file": ("again.txt", b"again", "text/plain")}},
             ("POST", "/api/chat"): {"json": {"message": "hello again", "conversation_id": conversation}},
@@ -133,9 +137,11 @@ async def test_every_route_but_login_health_and_ui_needs_the_token(
             ("POST", "/api/users"): {"json": {"username": f"u-{uuid.uuid4().hex[:8]}", "password": "password-42"}},
             ("PATCH", "/api/chats/{conversation_id}"): {"json": {"title": "renamed"}},
             ("PATCH", "/api/files/{file_id}"): {"json": {"visibility": "everyone"}},
+            ("PATCH", "/api/users/{user_id}"): {"json": {"teams": ["qa"]}},
         }
         # After every other use of the uploaded file and the conversation; logging out last of all.
-        last = [("DELETE", "/api/files/{file_id}"), ("DELETE", "/api/chats/{conversation_id}"), ("POST", "/api/logout")]
+        last = [("DELETE", "/api/files/{file_id}"), ("DELETE", "/api/chats/{conversation_id}"),
+                ("DELETE", "/api/users/{user_id}"), ("POST", "/api/logout")]
         for method, template in sorted(routes, key=lambda r: last.index(r) if r in last else -1):
             response = await http.request(method, concrete(template, values), **calls.get((method, template), {}))
             assert 200 <= response.status_code < 300, (method, template, response.status_code, response.text[:200])
