@@ -92,6 +92,8 @@ _ABBREVIATIONS = frozenset(
     """e.g i.e etc et al fig figs no nos vs cf approx dr mr mrs ms st vol pp p sec ch eq eqs ref refs u.s inc
     ltd co jr sr dept min max resp incl viz ca est""".split())
 _SENTENCE_END = re.compile(r"""([.!?。]["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9\uac00-\ud7a3])""")
+#: A paragraph's opening list marker ("1.", "10.", "1의2.", "가.", "a.", "iv."): the item goes on after it.
+_LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}(?:의\d{1,2})?|[가-하]|[a-zA-Z]|[ivxIVX]{1,4})[.)]$")
 _KOREAN_END = re.compile(r"(?<=[다요음함됨임])\.\s*(?=\S)")
 
 
@@ -99,8 +101,9 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of a text: every line is a paragraph (or a list item), split at sentence ends.
 
     English ends are `.`, `!`, `?` before a capital, digit or Hangul, except after an abbreviation
-    (`e.g.`, `et al.`, `Fig.`), an initial (`J. Smith`) or inside a number; Korean ends are `다.`, `요.`,
-    `음.`, `함.`, `됨.`, `임.` and the same punctuation.
+    (`e.g.`, `et al.`, `Fig.`), an initial (`J. Smith`), a list item's marker (`1.`, `1의2.`, `가.`), inside a
+    number or between the parts of a dotted date (`2010. 11. 15.`); Korean ends are `다.`, `요.`, `음.`, `함.`,
+    `됨.`, `임.` and the same punctuation.
     """
     out: list[str] = []
     for paragraph in text.split("\n"):
@@ -114,6 +117,10 @@ def split_sentences(text: str) -> list[str]:
             word = before[-1].lower().rstrip(".") if before else ""
             if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
                 continue
+            if _LIST_MARKER.match(paragraph[start:match.end(1)]):
+                continue  # "1. 제1항에 따른 …", "가. 법의 적용 …": the marker belongs to its item
+            if word.isdigit() and paragraph[match.end():match.end() + 1].isdigit():
+                continue  # a dotted date, "2010. 11. 15."
             pieces.append(paragraph[start:match.end(1)])
             start = match.end()
         pieces.append(paragraph[start:])

@@ -31,7 +31,6 @@ from ai_llm.common.embeddings import (
     EmbeddingError,
     Embeddings,
     embed_queries_and_passages,
-    is_multilingual,
     rescale_similarity,
 )
 from ai_llm.common.events import (
@@ -54,7 +53,9 @@ from ai_llm.internal_rag_agent.answer_extraction import (
     candidate_sentences,
     content_lines,
     find_evidence,
+    other_language,
 )
+from ai_llm.internal_rag_agent.cross_language import CrossLingualJudge
 from ai_llm.internal_rag_agent.formats.structure import location_label
 from ai_llm.internal_rag_agent.grounding import unsupported_numbers
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
@@ -320,6 +321,7 @@ class RagAgent:
         self.settings = settings
         self.search_service = RagSearchService(store, embeddings, llm, settings)
         self.indexing = IndexingService(store, embeddings, settings)
+        self.cross_judge = CrossLingualJudge()
         self.graph = self._build()
 
     def _build(self) -> Any:
@@ -444,6 +446,17 @@ class RagAgent:
         similarity = await self._sentence_similarity(question, outcome)
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
                                            outcome.chunks, 3, similarity)
+        if not evidence.lexical(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
+            # The words do not answer: sentences in the other language may, by the cross-lingual model.
+            across = other_language(question, list(dict.fromkeys(candidate_sentences(outcome.chunks))))
+            if across:
+                try:
+                    cross = await asyncio.to_thread(self.cross_judge.similarity, question, across)
+                except Exception as exc:  # a missing model: the words alone decide, and the reply says so
+                    note_degraded("cross_language", exc)
+                else:
+                    evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
+                                                       outcome.chunks, 3, similarity, cross)
         return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
@@ -495,10 +508,8 @@ class RagAgent:
         return {s: rescale_similarity(model, float(v)) for s, v in zip(usable, scores, strict=True)}
 
     def _answerable(self, evidence: Evidence) -> bool:
-        # Only a multilingual model's similarity may judge a sentence in the other language.
-        min_similarity = self.settings.rag_min_similarity if is_multilingual(self.embeddings.model) else None
         return evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage,
-                                   min_similarity)
+                                   self.settings.rag_min_cross_similarity)
 
     def _after_search(self, state: RagState) -> str:
         found = self._answerable(state["evidence"])

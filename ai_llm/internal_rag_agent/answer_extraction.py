@@ -15,9 +15,9 @@ and the documents are said to answer only when the best sentence window covers e
 retrieval score calibrated on one set.
 
 Word coverage cannot be measured across languages (a Korean question's words are in no English sentence), so
-a sentence in the other language than the question's (Korean or not, by `text.is_korean`) is judged by the
-multilingual embedding model instead: it answers when its similarity to the question (rescaled for the model)
-reaches `min_similarity`. The caller passes no `min_similarity` for an English-only model.
+a sentence in the other language than the question's (Korean or not, by `text.is_korean`) is judged by a
+cross-lingual model instead (`cross_language.CrossLingualJudge`): it answers when its cosine to the question
+reaches `min_cross`, and when it states the kind of value asked for.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class Quote:
     score: float
     window_coverage: float  # of the question's words the corpus knows
     question_coverage: float = 0.0  # of all the question's words
-    cross_similarity: float = 0.0  # rescaled similarity, for a sentence in the other script than the question
+    cross_similarity: float = 0.0  # the cross-lingual model's cosine, for a sentence in the other language
     neighbours: list[str] = field(default_factory=list)
 
     @property
@@ -125,18 +125,22 @@ class Evidence:
     quotes: list[Quote]
     best_coverage: float
     question_coverage: float = 0.0
-    cross_similarity: float = 0.0  # best rescaled similarity of a top sentence in the other script
+    cross_similarity: float = 0.0  # best cross-lingual cosine of a sentence in the other language
+
+    def lexical(self, min_evidence: float, min_question_coverage: float = 0.0) -> bool:
+        """Enough of what the question asks, among the words the documents know, is in the best window — and
+        enough of the whole question (an unrelated question shares a word or two with any document)."""
+        return bool(self.quotes) and self.best_coverage >= min_evidence \
+            and self.question_coverage >= min_question_coverage
 
     def answerable(self, min_evidence: float, min_question_coverage: float = 0.0,
-                   min_similarity: float | None = None) -> bool:
-        """Enough of what the question asks, among the words the documents know, is in the best window — and
-        enough of the whole question (an unrelated question shares a word or two with any document); or, for a
-        sentence in the other language, the model's similarity reaches `min_similarity` (None: not used)."""
+                   min_cross: float | None = None) -> bool:
+        """`lexical`, or a sentence in the other language whose cross-lingual cosine reaches `min_cross`
+        (None: not used)."""
         if not self.quotes:
             return False
-        lexical = self.best_coverage >= min_evidence and self.question_coverage >= min_question_coverage
-        return lexical or (min_similarity is not None and 0.0 < self.cross_similarity
-                           and self.cross_similarity >= min_similarity)
+        return self.lexical(min_evidence, min_question_coverage) or (
+            min_cross is not None and 0.0 < self.cross_similarity and self.cross_similarity >= min_cross)
 
 
 def content_lines(text: str) -> list[str]:
@@ -155,13 +159,22 @@ def candidate_sentences(chunks: Sequence[RankedChunk]) -> list[str]:
     return [s for chunk in chunks[:CHUNKS_CONSIDERED] for s in content_lines(chunk.hit.content) if len(s) >= MIN_SENTENCE_CHARS]
 
 
+def other_language(question: str, sentences: Sequence[str]) -> list[str]:
+    """The sentences in the other language than the question's (the ones only a cross-lingual model judges)."""
+    korean = is_korean(question)
+    return [s for s in sentences if is_korean(s) != korean]
+
+
 def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Sequence[RankedChunk],
-                  max_sentences: int = 3, similarity: dict[str, float] | None = None) -> Evidence:
+                  max_sentences: int = 3, similarity: dict[str, float] | None = None,
+                  cross: dict[str, float] | None = None) -> Evidence:
     """Score the sentences of the best chunks and pick the ones to quote (see the module docstring).
 
     Args:
         similarity: the question's similarity to each candidate sentence on [0, 1] (cosine rescaled for the
             model by `embeddings.rescale_similarity`), when available; it joins the score as one more signal.
+        cross: the cross-lingual model's cosine of the question to sentences in the other language; the best
+            of those that state the asked-for kind of value is the evidence across languages.
     """
     wants_number = bool(_QUANTITY.search(question)) or bool(query.numbers)
     korean_question = is_korean(question)
@@ -198,11 +211,11 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
                     score += 0.1
                 else:  # the quantity asked for is not stated here: this window cannot answer
                     window = 0.0
-            cross = 0.0
-            if similarity and sentence in similarity and states_unit and is_korean(sentence) != korean_question:
-                cross = similarity[sentence]
+            across = 0.0
+            if cross and sentence in cross and states_unit and is_korean(sentence) != korean_question:
+                across = cross[sentence]
             candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
-                                    round(cross, 4)))
+                                    round(across, 4)))
     if not candidates:
         return Evidence([], 0.0)
     candidates.sort(key=lambda q: q.score, reverse=True)
@@ -222,7 +235,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
     return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
-                    max(c.cross_similarity for c in top))
+                    max(c.cross_similarity for c in candidates))
 
 
 def _words(text: str) -> set[str]:

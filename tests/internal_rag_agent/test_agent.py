@@ -351,3 +351,34 @@ async def test_a_generated_report_never_outranks_the_document_it_quotes(rag_agen
     finally:
         for ref in (original, report):
             await rag_agent.indexing.delete(ref)
+
+
+ARTICLE = ("# 행정절차법 일부개정법률안\n\n제46조의4(행정예고 통계와 확인 등) ① 행정청은 매년 자신이 행한 행정예고의 "
+           "실시현황과 그 결과에 관한 통계를 작성하고 이를 관보·공보나 인터넷 등의 방법으로 널리 공고하여야 한다.\n"
+           "③ 행정안전부장관은 제2항에 따른 확인·점검 및 평가의 결과 행정예고에 소극적이거나 행정예고제도의 운용 "
+           "상태가 불량하다고 판단되는 경우 국무총리에게 시정에 필요한 조치를 건의할 수 있다.\n")
+
+
+async def test_an_english_question_about_a_korean_document_is_judged_across_languages(rag_agent: RagAgent) -> None:
+    """Too few of the question's words have a Korean rendering in the text for word coverage to decide, so
+    only the cross-lingual model can say the Korean article answers; an English question on another topic stays
+    unanswered."""
+    ref = unique_ref("article")
+    [result] = await rag_agent.indexing.index_many([DocumentInput(
+        ref, "행정절차법_개정안.md", content_b64=base64.b64encode(ARTICLE.encode()).decode())])
+    assert result.status == "success"
+    try:
+        question = ("Under the administrative procedure amendment, to whom may the Minister of the Interior and "
+                    "Safety recommend corrective measures when an agency runs its pre-announcements poorly?")
+        state, _ = await ask(rag_agent, question)
+        evidence, settings = state["evidence"], rag_agent.settings
+        assert not evidence.lexical(settings.rag_min_evidence, settings.rag_min_question_coverage)
+        assert evidence.cross_similarity >= settings.rag_min_cross_similarity
+        reply = state["reply"]
+        assert reply.data["status"] == "ok" and reply.data["sources"][0]["file_name"] == "행정절차법_개정안.md"
+        assert "국무총리에게 시정에 필요한 조치를 건의할 수 있다" in reply.text
+        state, _ = await ask(rag_agent, "What's the torque spec for a Tesla Model 3 wheel?")
+        assert state["reply"].data["status"] == "no_result"
+        assert state["evidence"].cross_similarity < settings.rag_min_cross_similarity
+    finally:
+        await rag_agent.indexing.delete(ref)

@@ -1,5 +1,5 @@
 """The answerable decision across languages: word coverage for a sentence in the question's language, the
-embedding model's similarity for one in the other language."""
+cross-lingual model's cosine for one in the other language."""
 
 from __future__ import annotations
 
@@ -30,13 +30,13 @@ def test_a_sentence_in_the_other_language_answers_by_similarity_alone() -> None:
     question = "개봉한 바이알은 며칠 안에 버려야 해?"
     query = analyze_query(question, translate=False)  # no word table: nothing in common with the English text
     stats = stats_for(ENGLISH)
-    evidence = find_evidence(question, query, stats, [chunk(ENGLISH)], similarity={ENGLISH: 0.8})
+    evidence = find_evidence(question, query, stats, [chunk(ENGLISH)], cross={ENGLISH: 0.8})
     assert evidence.best_coverage == 0.0 and evidence.cross_similarity == 0.8
-    assert evidence.answerable(0.2, 0.25, min_similarity=0.5)
-    assert not evidence.answerable(0.2, 0.25, min_similarity=0.9)
+    assert evidence.answerable(0.2, 0.25, min_cross=0.5)
+    assert not evidence.answerable(0.2, 0.25, min_cross=0.9)
     assert not evidence.answerable(0.2, 0.25)  # without the model's judgement, word coverage alone decides
-    weak = find_evidence(question, query, stats, [chunk(ENGLISH)], similarity={ENGLISH: 0.3})
-    assert not weak.answerable(0.2, 0.25, min_similarity=0.5)
+    weak = find_evidence(question, query, stats, [chunk(ENGLISH)], cross={ENGLISH: 0.3})
+    assert not weak.answerable(0.2, 0.25, min_cross=0.5)
 
 
 def test_similarity_never_decides_within_one_language() -> None:
@@ -44,17 +44,18 @@ def test_similarity_never_decides_within_one_language() -> None:
     model's similarity does not tell a near miss from an answer."""
     for question in ("다회용 바이알은 어느 냉장고에 보관해?", "다회용 바이알은 며칠 안에 폐기해?"):
         query = analyze_query(question, translate=False)
-        evidence = find_evidence(question, query, stats_for(KOREAN), [chunk(KOREAN)], similarity={KOREAN: 0.95})
+        evidence = find_evidence(question, query, stats_for(KOREAN), [chunk(KOREAN)], similarity={KOREAN: 0.95},
+                                 cross={KOREAN: 0.95})
         assert evidence.cross_similarity == 0.0
         for floor in (0.2, 0.9):
-            assert evidence.answerable(floor, 0.25, min_similarity=0.0) == evidence.answerable(floor, 0.25)
+            assert evidence.answerable(floor, 0.25, min_cross=0.0) == evidence.answerable(floor, 0.25)
 
 
 def test_a_sentence_without_the_asked_for_quantity_cannot_answer_across_languages() -> None:
     question = "바이알은 개봉 후 몇 초 동안 보관할 수 있어?"  # asks for seconds; the sentence gives days
     query = analyze_query(question, translate=False)
-    evidence = find_evidence(question, query, stats_for(ENGLISH), [chunk(ENGLISH)], similarity={ENGLISH: 0.9})
-    assert evidence.cross_similarity == 0.0 and not evidence.answerable(0.2, 0.25, min_similarity=0.5)
+    evidence = find_evidence(question, query, stats_for(ENGLISH), [chunk(ENGLISH)], cross={ENGLISH: 0.9})
+    assert evidence.cross_similarity == 0.0 and not evidence.answerable(0.2, 0.25, min_cross=0.5)
 
 
 def test_a_hangul_name_in_an_english_question_keeps_it_english() -> None:
@@ -62,5 +63,5 @@ def test_a_hangul_name_in_an_english_question_keeps_it_english() -> None:
     question = "What is the warranty period of the 갤럭시 S25 phone?"
     sentence = "The warranty of the S25 phone covers manufacturing defects for one year from purchase."
     query = analyze_query(question, translate=False)
-    evidence = find_evidence(question, query, stats_for(sentence), [chunk(sentence)], similarity={sentence: 0.9})
+    evidence = find_evidence(question, query, stats_for(sentence), [chunk(sentence)], cross={sentence: 0.9})
     assert evidence.cross_similarity == 0.0

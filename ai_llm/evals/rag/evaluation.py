@@ -125,8 +125,9 @@ def normalize_span(text: str) -> str:
 def evidence_shown(evidence: str, reply_text: str) -> bool:
     """Whether the evidence sentence is in the reply as a person reads it.
 
-    Whitespace is collapsed (English) or removed (Korean, where PDF extraction loses spaces); NFKC and
-    curly/straight quotes are unified; case is kept apart from that, so a fragment does not count.
+    The reply is read as rendered (`rendered_text`); whitespace is collapsed (English) or removed (Korean,
+    where PDF extraction loses spaces); NFKC and curly/straight quotes are unified; case is kept apart from
+    that, so a fragment does not count.
     """
     def clean(text: str, drop_spaces: bool) -> str:
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
@@ -134,7 +135,16 @@ def evidence_shown(evidence: str, reply_text: str) -> bool:
         return re.sub(r"\s+", "" if drop_spaces else " ", text).strip()
 
     korean = bool(re.search(r"[\uac00-\ud7a3]", evidence))
-    return clean(evidence, korean) in clean(reply_text, korean)
+    return clean(evidence, korean) in clean(rendered_text(reply_text), korean)
+
+
+def rendered_text(markdown: str) -> str:
+    """A reply's Markdown as the chat page shows it: without the code-span backticks, the bold/italic markers
+    and the block-quote `>` at a line's start (the evidence sentence "does not have a url_prefix" is what a
+    person reads in "does not have a `url_prefix`")."""
+    text = re.sub(r"(?m)^\s*>\s?", "", markdown)
+    text = re.sub(r"`+", "", text)
+    return re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
 
 
 def load_qa(path: Path) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.evals.rag.evaluation import document_files, location_hit
+from ai_llm.evals.rag.evaluation import document_files, evidence_shown, location_hit
 
 
 @pytest.mark.parametrize(("expected", "locations", "pages", "hit"), [
@@ -38,3 +38,18 @@ def test_a_folders_readme_describes_the_set_and_is_not_one_of_its_documents(tmp_
     for name in ("README.md", "readme.txt", "guide.md", "notes.txt", "a.pdf"):
         (tmp_path / name).write_bytes(b"x")
     assert [p.name for p in document_files(tmp_path)] == ["a.pdf", "guide.md", "notes.txt"]
+
+
+@pytest.mark.parametrize(("evidence", "reply", "shown"), [
+    # Read as rendered: a code span's backticks, bold markers and the quote's `>` are not what a person reads.
+    ("if the blueprint does not have a url_prefix, it is not possible",
+     "> However, if the blueprint does not have a `url_prefix`, it is **not** possible.", True),
+    ("the full fix requires urllib3 2.7.0+", "> Note the full fix requires\n> urllib3 2.7.0+.", True),
+    ("1. 제1항에 따른 입법예고절차를 거치지 아니한 법령안", "> 1. 제1항에 따른 입법예고절차를\n> 거치지 아니한 법령안", True),
+    # A fragment of the sentence, another case or another number is not the sentence shown.
+    ("if the blueprint does not have a url_prefix", "> if the blueprint has a `url_prefix`", False),
+    ("The default is 88.", "> the default is 88.", False),
+    ("50일 이상으로 연장함", "> 20일 이상으로 연장함", False),
+])
+def test_evidence_is_looked_for_in_the_reply_as_rendered(evidence: str, reply: str, shown: bool) -> None:
+    assert evidence_shown(evidence, reply) is shown
