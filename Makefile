@@ -69,8 +69,8 @@ LOCAL_LLM_PORT ?= 10020
 LOCAL_LLM_MODEL ?= smollm2-135m
 .PHONY: llm-deps local-llm
 llm-deps: install-dev
-	$(PY) -m ai_llm.common.local_llm_server install --if-possible --model smollm2-135m
+	$(PY) -m ai_llm.hub.local_llm install --if-possible --model smollm2-135m
 
 local-llm: install
-	$(PY) -m ai_llm.common.local_llm_server install --model $(LOCAL_LLM_MODEL)
-	$(PY) -m ai_llm.common.local_llm_server serve --port $(LOCAL_LLM_PORT) --model $(LOCAL_LLM_MODEL)
+	$(PY) -m ai_llm.hub.local_llm install --model $(LOCAL_LLM_MODEL)
+	$(PY) -m ai_llm.hub.local_llm serve --port $(LOCAL_LLM_PORT) --model $(LOCAL_LLM_MODEL)

@@ -6,7 +6,7 @@ Same as `hub up`. See `python start_agents.py --help`.
 
 import sys
 
-from ai_llm.launcher import main
+from ai_llm.hub.launcher import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from ai_llm.common.a2a_server import base_url, bind_socket, run_server
+from ai_llm.common.a2a.server import base_url, bind_socket, run_server
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import get_settings
 from backend.api.main import create_app

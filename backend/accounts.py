@@ -24,7 +24,7 @@ import psycopg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from ai_llm.common.db import Database
+from ai_llm.common.store.db import Database
 
 USERNAME = re.compile(r"^[\w.@-]{1,64}$")
 TEAM = re.compile(r"^[\w.@ -]{1,64}$")

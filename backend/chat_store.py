@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from ai_llm.common.db import Database
+from ai_llm.common.store.db import Database
 
 TITLE_CHARS = 80
 

@@ -18,7 +18,7 @@ from a2a.client import ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientError
 from a2a.types import CancelTaskRequest, GetTaskRequest, ListTasksRequest, Task, TaskState
 
-from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.client import RemoteAgent, RemoteAgentError
 
 log = logging.getLogger(__name__)
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import LocalEngine
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.common.store.db import Database, migrate, start_embedded_postgres
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HUB_TOKEN", "DATABASE_URL", "SUPABASE_URL", "SUPABASE_KEY",
              "TAVILY_API_KEY", "HUB_HOST", "MCP_SERVERS", "EMBEDDING_PROVIDER", "EMBEDDING_URL"):

@@ -1,4 +1,4 @@
-"""`ai_llm.hub_control` over a real supervised hub: two replicas of the real RAG agent, one killed with SIGKILL in
+"""`ai_llm.evals.hub_control` over a real supervised hub: two replicas of the real RAG agent, one killed with SIGKILL in
 the middle of a series of A2A calls. Behaviour only: no durations are asserted."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.hub_control import HubProcess, process_name, replicas_arg, start_hub
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.evals.hub_control import HubProcess, process_name, replicas_arg, start_hub
 
 WAIT_S = 180.0
 

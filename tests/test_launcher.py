@@ -22,10 +22,10 @@ import psutil
 import psycopg
 import pytest
 
-from ai_llm.common.process import pid_alive
 from ai_llm.common.settings import PROJECT_ROOT
-from ai_llm.launcher import CARD_PATH, SERVICES
-from ai_llm.supervision import status_path
+from ai_llm.hub.launcher import CARD_PATH, SERVICES
+from ai_llm.hub.process import pid_alive
+from ai_llm.hub.supervision import status_path
 
 T = TypeVar("T")
 #: Generous: the machine may be busy; tests wait for behaviour, they do not time it.

@@ -1,7 +1,8 @@
 """The layering the code promises (docs/architecture.md), checked on the source itself.
 
-`hub` CLI → `ai_llm.evals` → agents (`ai_llm.<agent>`, `backend`) → `ai_llm.common`; callers use the LLM port
-without knowing which adapter they hold; user-facing text comes from the one message catalog.
+`ai_llm.hub` (CLI, launcher) → `ai_llm.evals` → agents (`ai_llm.<agent>`, `backend`) → the hub's leaf helpers →
+`ai_llm.common`; every concern is a package; callers use the LLM port without knowing which adapter they hold;
+user-facing text comes from the one message catalog.
 """
 
 from __future__ import annotations
@@ -38,14 +39,46 @@ def _violations(paths: list[Path], forbidden: re.Pattern[str]) -> list[str]:
             if forbidden.match(name)]
 
 
+#: What the agents, `common` and the backend may use of `ai_llm.hub`: its leaf helpers, which import only
+#: `ai_llm.common` (child processes, the launcher's status file).
+HUB_LEAVES = ("ai_llm/hub/process.py", "ai_llm/hub/supervision.py")
+
+
 def test_runtime_code_never_imports_evaluation_code_or_the_cli() -> None:
-    runtime = _sources(*(f"ai_llm/{a}" for a in AGENTS), "ai_llm/common", "backend")
-    runtime += [ROOT / "ai_llm" / name for name in ("launcher.py", "supervision.py", "hub_control.py")]
-    assert _violations(runtime, re.compile(r"ai_llm\.(evals|cli)(\.|$)")) == []
+    runtime = _sources(*(f"ai_llm/{a}" for a in AGENTS), "ai_llm/common", "backend", "ai_llm/hub")
+    runtime = [p for p in runtime if p != ROOT / "ai_llm/hub/cli.py"]
+    assert _violations(runtime, re.compile(r"ai_llm\.(evals|hub\.cli)(\.|$)")) == []
+
+
+def test_every_concern_is_a_package_and_nothing_is_loose_at_the_top() -> None:
+    loose = sorted(p.name for p in (ROOT / "ai_llm").glob("*.py") if p.name != "__init__.py")
+    assert loose == []
+    packages = sorted(p.name for p in (ROOT / "ai_llm").iterdir() if (p / "__init__.py").exists())
+    assert packages == sorted(("common", "evals", "hub", *AGENTS))
+    # `common` holds its larger concerns as packages; each of them is one.
+    assert {p.name for p in (ROOT / "ai_llm/common").iterdir() if (p / "__init__.py").exists()} \
+        == {"a2a", "http", "messages", "store", "text"}
+
+
+def test_agents_and_the_backend_use_only_the_hub_leaf_helpers() -> None:
+    leaves = {".".join(Path(p).with_suffix("").parts) for p in HUB_LEAVES}
+    users = _sources(*(f"ai_llm/{a}" for a in AGENTS), "backend")
+    found = [f"{p.relative_to(ROOT)} imports {name}" for p in users for name in sorted(_imports(p))
+             if re.match(r"ai_llm\.hub(\.|$)", name) and not any(name == m or name.startswith(m + ".") for m in leaves)]
+    assert found == []
+    # The leaves import nothing above `common`, so the hub's launcher and CLI stay on top of everything.
+    above = re.compile(rf"(ai_llm\.({'|'.join(AGENTS)}|evals|hub\.(launcher|cli|local_llm))|backend)(\.|$)")
+    assert _violations([ROOT / p for p in HUB_LEAVES], above) == []
+
+
+def test_the_hub_imports_no_agent_statically() -> None:
+    """The launcher pre-imports agents by module name (`importlib`), so no agent module loads with the hub's own."""
+    pattern = re.compile(rf"(ai_llm\.({'|'.join(AGENTS)})|backend)(\.|$)")
+    assert _violations(_sources("ai_llm/hub"), pattern) == []
 
 
 def test_common_never_imports_an_agent_or_the_backend() -> None:
-    pattern = re.compile(rf"(ai_llm\.({'|'.join(AGENTS)})|backend)(\.|$)")
+    pattern = re.compile(rf"(ai_llm\.({'|'.join(AGENTS)}|hub)|backend)(\.|$)")
     assert _violations(_sources("ai_llm/common"), pattern) == []
 
 

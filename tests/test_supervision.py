@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from ai_llm.supervision import (
+from ai_llm.hub.supervision import (
     HubStatus,
     ProcessStatus,
     RestartPolicy,

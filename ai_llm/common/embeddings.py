@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 import httpx
 import numpy as np
 
-from ai_llm.common.http_pools import pooled_client
+from ai_llm.common.http.pools import pooled_client
 from ai_llm.common.settings import Settings
 
 #: Known output dimensions, used before the first call (the server is still warming up, say).

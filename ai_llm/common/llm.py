@@ -12,7 +12,7 @@ Two adapters:
   explicitly (OpenAI's default; llama-cpp-python ignores tools without it).
 * `LocalEngine` — the offline mode, chosen when no key or base URL is configured. It generates nothing:
   every call raises `OfflineUnsupported`, and callers take their rule-based path in that branch
-  (`ai_llm.common.text_rules`, extractive answers). Callers use both adapters the same way; only the
+  (`ai_llm.common.text.rules`, extractive answers). Callers use both adapters the same way; only the
   composition root (`ai_llm.common.runtime`) knows which one it built.
 
 ```python
@@ -456,7 +456,7 @@ class LocalEngine:
     """The offline adapter (the hub's "offline mode", chosen when no key or base URL is configured).
 
     It generates nothing: every generation method raises `OfflineUnsupported` at once, so callers use it
-    exactly like the online adapter and take their rule-based path (`ai_llm.common.text_rules`, the
+    exactly like the online adapter and take their rule-based path (`ai_llm.common.text.rules`, the
     intent model, extractive answers) in the `except OfflineUnsupported` branch. Only the composition root
     (`runtime.py`) knows which adapter it built.
     """

@@ -12,12 +12,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import base_url, bind_socket, run_server
-from ai_llm.common.db import Database, close_shared, migrate, open_shared, resolve_database_url
+from ai_llm.common.a2a.server import base_url, bind_socket, run_server
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
 from ai_llm.common.llm import LLM, make_llm
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import Settings, get_settings
+from ai_llm.common.store.db import Database, close_shared, migrate, open_shared, resolve_database_url
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ai_llm.common.http_guard import WILDCARD_BINDS, split_host
+from ai_llm.common.http.guard import WILDCARD_BINDS, split_host
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,7 @@ class Settings(BaseSettings):
         None, description="Comma-separated addresses or CIDR networks of the trusted proxy (HUB_AUTH_PROXY_HEADER).")
     hub_allowed_hosts: str | None = Field(
         None, description="Comma-separated host or host:port names the hub's servers answer to, besides "
-                          "loopback and HUB_HOST (Host/Origin checks, ai_llm/common/http_guard.py).")
+                          "loopback and HUB_HOST (Host/Origin checks, ai_llm/common/http/guard.py).")
     orchestrator_port: int = 10010
     web_agent_port: int = 10011
     rag_agent_port: int = 10012

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ai_llm.common.a2a_server import bind_socket, run_server
+from ai_llm.common.a2a.server import bind_socket, run_server
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import get_settings
 from ai_llm.embedding_server.server import ServerConfig, create_app

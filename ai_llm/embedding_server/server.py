@@ -11,7 +11,7 @@ Runtime by default (MiniLM: bfloat16 TorchScript on a CPU with Intel AMX; `EMBED
 
 The model loads in a background thread at start; requests that arrive before it is ready wait for it
 instead of failing, so the first query after `hub up` works even when cards answered earlier. Like every hub
-server it sits behind the Host/Origin guard (`ai_llm/common/http_guard.py`).
+server it sits behind the Host/Origin guard (`ai_llm/common/http/guard.py`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from fastapi import FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from ai_llm.common.http_guard import HostOriginGuard
-from ai_llm.common.process import refreeze_heap
+from ai_llm.common.heap import refreeze_heap
+from ai_llm.common.http.guard import HostOriginGuard
 from ai_llm.common.settings import Settings
 from ai_llm.embedding_server.batching import EmbeddingEngine
 from ai_llm.embedding_server.runtime import (

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.settings import Settings
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 #: The least time an evaluation gives one call to a model server it was pointed at: a local model on two
 #: cores can take minutes over a long prompt.

@@ -19,18 +19,18 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ai_llm.common import file_types
-from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.conversation_store import ConversationStore, MemoryConversationStore
-from ai_llm.common.events import (
+from ai_llm.common.a2a.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
     STATUS_NO_RESULT,
     STATUS_OK,
     AgentReply,
 )
+from ai_llm.common.a2a.server import AgentRequest, Progress
 from ai_llm.common.identity import current_viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
+from ai_llm.common.store.conversations import ConversationStore, MemoryConversationStore
 from ai_llm.file_management_agent.file_records import ERROR, INDEXED, INDEXING, SKIPPED, FileRecord
 from ai_llm.file_management_agent.file_safety import PDF
 from ai_llm.file_management_agent.file_service import FileError, FileService

@@ -13,8 +13,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import AgentReply
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.runtime import HubDeps
 from ai_llm.file_management_agent.agent import FileAgent
 from ai_llm.file_management_agent.document_store import DocumentStore, make_store

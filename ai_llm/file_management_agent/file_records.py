@@ -9,7 +9,7 @@ from typing import Any
 
 import psycopg
 
-from ai_llm.common.db import Database
+from ai_llm.common.store.db import Database
 
 INDEXING, INDEXED, SKIPPED, ERROR = "indexing", "indexed", "skipped", "error"
 #: What a stored file is: a person's upload, or a report the hub wrote from earlier answers.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.client import RemoteAgent, RemoteAgentError
 
 
 class IndexUnavailable(RuntimeError):

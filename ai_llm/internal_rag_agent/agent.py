@@ -25,21 +25,21 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
 
-from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.degraded import note_degraded
-from ai_llm.common.embeddings import (
-    EmbeddingError,
-    Embeddings,
-    embed_queries_and_passages,
-    rescale_similarity,
-)
-from ai_llm.common.events import (
+from ai_llm.common.a2a.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
     STATUS_NO_RESULT,
     STATUS_OK,
     AgentReply,
     announce_if_slow,
+)
+from ai_llm.common.a2a.server import AgentRequest, Progress
+from ai_llm.common.degraded import note_degraded
+from ai_llm.common.embeddings import (
+    EmbeddingError,
+    Embeddings,
+    embed_queries_and_passages,
+    rescale_similarity,
 )
 from ai_llm.common.identity import Viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
@@ -98,7 +98,7 @@ def strip_artifacts(text: str) -> tuple[str, list[dict[str, str]]]:
 
 def _few_content_words(question: str) -> bool:
     """A question of at most three content words ("그럼 최대 속도는?"): in a conversation it leans on it."""
-    from ai_llm.common.text_analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, analyze
+    from ai_llm.common.text.analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, analyze
 
     words = {t for t in analyze(question) if t not in KOREAN_QUERY_STOPWORDS and t not in QUERY_STOPWORDS}
     return len(words) <= 3

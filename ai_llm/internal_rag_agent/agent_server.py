@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import AgentReply
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.identity import HEADER, viewer_from
 from ai_llm.common.runtime import HubDeps
 from ai_llm.internal_rag_agent.agent import AGENT_NAME, RagAgent

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ai_llm.common.text import HANGUL_SYLLABLE, is_korean
-from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, coverage
+from ai_llm.common.text.analysis import QueryTerms, TermStats, analyze, coverage
 from ai_llm.internal_rag_agent.rag_search_service import REPORT_FACTOR, RankedChunk
 
 #: Check the asked-for kind of value in the sentence and the next one only (else in the ±1 window).

@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ai_llm.common.db import Database
 from ai_llm.common.identity import Viewer
+from ai_llm.common.store.db import Database
 from ai_llm.common.text import is_korean, split_sentences
 
 #: Key terms kept per document.

@@ -30,7 +30,7 @@ def _documents(paths: list[Path]) -> list[dict[str, Any]]:
 
 
 async def _index_local(settings: Settings, docs: list[dict[str, Any]]) -> dict[str, Any]:
-    from ai_llm.common.a2a_server import AgentRequest
+    from ai_llm.common.a2a.server import AgentRequest
     from ai_llm.common.runtime import HubDeps
     from ai_llm.internal_rag_agent.agent import RagAgent
     from ai_llm.internal_rag_agent.vector_store import make_vector_store

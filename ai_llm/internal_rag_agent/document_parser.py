@@ -191,7 +191,7 @@ def _korean_spacing(paragraph: str) -> str:
     hangul = len(HANGUL_SYLLABLE.findall(paragraph))
     if hangul < 8 or paragraph.count(" ") / hangul > 0.2:
         return paragraph
-    from ai_llm.common.text_analysis import kiwi
+    from ai_llm.common.text.analysis import kiwi
 
     try:
         return str(kiwi().space(paragraph, reset_whitespace=False))

@@ -20,7 +20,7 @@ from typing import Any
 
 from ai_llm.common.embeddings import EmbeddingError, Embeddings
 from ai_llm.common.settings import Settings
-from ai_llm.common.text_analysis import index_terms
+from ai_llm.common.text.analysis import index_terms
 from ai_llm.internal_rag_agent.answer_extraction import content_lines
 from ai_llm.internal_rag_agent.document_parser import DocumentError, parse_document, split_document
 from ai_llm.internal_rag_agent.vector_store import (

@@ -1,6 +1,6 @@
 """Hybrid retrieval: BM25 over analysed terms, fused with vector search, scored per sentence.
 
-A question is analysed once (`ai_llm.common.text_analysis.analyze_query`): English stems and exact
+A question is analysed once (`ai_llm.common.text.analysis.analyze_query`): English stems and exact
 identifiers, Korean morphemes (Kiwi), with cross-language and similar-meaning alternatives and, for a
 follow-up, the earlier turn's terms as weaker ones. Then, concurrently:
 
@@ -37,8 +37,8 @@ from ai_llm.common.identity import Viewer
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
-from ai_llm.common.text_analysis import QueryTerms, TermStats, analyze, analyze_query, bm25
-from ai_llm.common.text_rules import query_variants, rewrite_query
+from ai_llm.common.text.analysis import QueryTerms, TermStats, analyze, analyze_query, bm25
+from ai_llm.common.text.rules import query_variants, rewrite_query
 from ai_llm.internal_rag_agent.vector_store import ChunkHit, VectorStore
 
 log = logging.getLogger(__name__)

@@ -23,11 +23,11 @@ from pgvector import Vector
 from pgvector.psycopg import register_vector_async
 from psycopg.rows import dict_row
 
-from ai_llm.common.db import EmbeddingMismatchError, migrate, resolve_database_url, set_embedding_meta
 from ai_llm.common.embeddings import Embeddings, make_embeddings
-from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
-from ai_llm.common.text_analysis import ANALYSIS_VERSION, index_terms
+from ai_llm.common.store.db import EmbeddingMismatchError, migrate, resolve_database_url, set_embedding_meta
+from ai_llm.common.text.analysis import ANALYSIS_VERSION, index_terms
+from ai_llm.hub.process import embedding_server
 from ai_llm.internal_rag_agent.indexing_service import embed_lines
 
 BATCH = 256

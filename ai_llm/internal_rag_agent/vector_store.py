@@ -1,6 +1,6 @@
 """Vector-store port and its adapters: Postgres + pgvector (embedded or `DATABASE_URL`) and Supabase (RPC).
 
-Both adapters use the same SQL schema and functions (`ai_llm/common/migrations/0002_documents.sql`,
+Both adapters use the same SQL schema and functions (`ai_llm/common/store/migrations/0002_documents.sql`,
 `0006_terms.sql`): `match_documents` for vector search, `term_match_documents` and `term_statistics` for term
 search (BM25) over the analysed `tokens` column. The pgvector adapter writes with one `COPY` inside one transaction; the Supabase adapter calls
 `replace_document_chunks`, a SQL function (one transaction per call), because PostgREST cannot span requests.
@@ -19,10 +19,10 @@ import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
 
-from ai_llm.common.db import Database
 from ai_llm.common.identity import Viewer
 from ai_llm.common.settings import Settings
-from ai_llm.common.text_analysis import ANALYSIS_VERSION, TermStats
+from ai_llm.common.store.db import Database
+from ai_llm.common.text.analysis import ANALYSIS_VERSION, TermStats
 
 CHUNK_COLUMNS = ("storage_ref", "chunk_index", "file_name", "file_id", "file_url", "content", "pages", "tokens",
                  "embedding", "content_hash", "analysis_version", "source_kind", "line_vectors", "location",

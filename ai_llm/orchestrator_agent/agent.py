@@ -21,10 +21,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ai_llm.common import identity
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.conversation_store import ConversationStore, MemoryConversationStore
-from ai_llm.common.events import (
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import (
     STATUS_ERROR,
     STATUS_NEEDS_CLARIFICATION,
     STATUS_NO_RESULT,
@@ -32,10 +30,12 @@ from ai_llm.common.events import (
     AgentReply,
     announce_if_slow,
 )
+from ai_llm.common.a2a.server import AgentRequest, Progress
 from ai_llm.common.identity import viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import LANGUAGES, language_or_default, message
 from ai_llm.common.messages import catalog as message_catalog
+from ai_llm.common.store.conversations import ConversationStore, MemoryConversationStore
 from ai_llm.common.text import is_korean, split_sentences
 from ai_llm.orchestrator_agent.executor import (
     ANSWER_RELAY,

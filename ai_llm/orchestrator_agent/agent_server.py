@@ -7,9 +7,9 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import AgentReply
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.runtime import HubDeps
 from ai_llm.orchestrator_agent.agent import Orchestrator
 from ai_llm.orchestrator_agent.executor import parse_agent_timeouts

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ai_llm.common.text_analysis import analyze
+from ai_llm.common.text.analysis import analyze
 
 #: Characters of the catalog summary in the planning prompt.
 SUMMARY_CHARS = 1500

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ai_llm.common import identity
-from ai_llm.common.a2a_client import AgentTimeout, AgentUnavailable, RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.client import AgentTimeout, AgentUnavailable, RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.events import ANSWER_DELTA, STATUS_ERROR, STATUS_OK, StatusEvent
 from ai_llm.common.degraded import add_degraded
-from ai_llm.common.events import ANSWER_DELTA, STATUS_ERROR, STATUS_OK, StatusEvent
 from ai_llm.common.identity import Viewer
 from ai_llm.common.messages import DEFAULT_LANGUAGE, catalog, message
 from ai_llm.common.usage import add_usage

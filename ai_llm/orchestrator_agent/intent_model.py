@@ -31,7 +31,7 @@ import numpy as np
 
 from ai_llm.common.settings import PROJECT_ROOT
 from ai_llm.common.text import normalize
-from ai_llm.common.text_analysis import analyze
+from ai_llm.common.text.analysis import analyze
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
 TRAINING_SETS = (*(PROJECT_ROOT / "benchmarks" / "data" / name for name in (

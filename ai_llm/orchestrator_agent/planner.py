@@ -25,7 +25,7 @@ from typing import Any
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported, make_llm
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import normalize
-from ai_llm.common.text_analysis import analyze_query
+from ai_llm.common.text.analysis import analyze_query
 from ai_llm.orchestrator_agent import intents
 from ai_llm.orchestrator_agent.catalog import (
     CatalogMatch,

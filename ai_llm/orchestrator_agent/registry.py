@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError, card_summary
+from ai_llm.common.a2a.client import RemoteAgent, RemoteAgentError, card_summary
 from ai_llm.common.settings import Settings
 from ai_llm.orchestrator_agent.executor import parse_agent_timeouts
 

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from ai_llm.common import identity
-from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.a2a.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.a2a.server import AgentRequest, Progress
 from ai_llm.common.messages import message
 from ai_llm.report_writing_agent.file_store_client import FileStoreClient, ReportSaveError
 from ai_llm.report_writing_agent.report_builder import ReportBuilder

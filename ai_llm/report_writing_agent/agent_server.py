@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import HubAgentExecutor, build_agent_app, make_card
+from ai_llm.common.a2a.server import HubAgentExecutor, build_agent_app, make_card
 from ai_llm.common.runtime import HubDeps
 from ai_llm.report_writing_agent.agent import ReportAgent
 from ai_llm.report_writing_agent.file_store_client import FileStoreClient

@@ -27,8 +27,8 @@ from pydantic import BaseModel, Field
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import LANGUAGES, message
 from ai_llm.common.text import ENGLISH_STOPWORDS, content_words, split_sentences
-from ai_llm.common.text_analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, kiwi
-from ai_llm.common.text_rules import extract_answer, rank_sentences
+from ai_llm.common.text.analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, kiwi
+from ai_llm.common.text.rules import extract_answer, rank_sentences
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sys
 
-from ai_llm.common.a2a_server import base_url, bind_socket, run_server
+from ai_llm.common.a2a.server import base_url, bind_socket, run_server
 from ai_llm.common.logging import setup_logging
 from ai_llm.common.settings import get_settings
 from ai_llm.search_gateway.config import ConfigError

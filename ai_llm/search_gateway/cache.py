@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ai_llm.common.db import ASYNC_COMMIT, Database
+from ai_llm.common.store.db import ASYNC_COMMIT, Database
 from ai_llm.search_gateway.models import SearchRequest
 
 log = logging.getLogger(__name__)

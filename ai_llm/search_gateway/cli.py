@@ -15,8 +15,8 @@ DEFAULT_HOTPOTQA = PROJECT_ROOT.parent / "shared" / "eval-data" / "hotpotqa" / "
 
 
 async def _stats(hours: float) -> dict[str, Any]:
-    from ai_llm.common.db import Database, migrate, resolve_database_url
     from ai_llm.common.embeddings import KNOWN_DIMENSIONS
+    from ai_llm.common.store.db import Database, migrate, resolve_database_url
     from ai_llm.search_gateway.telemetry import telemetry_summary
 
     settings = get_settings()

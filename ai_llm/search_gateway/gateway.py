@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ai_llm.common.db import Database, migrate, resolve_database_url
+from ai_llm.common.a2a.events import gather_within
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, Embeddings, make_embeddings
-from ai_llm.common.events import gather_within
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database, migrate, resolve_database_url
 from ai_llm.search_gateway import query_match
 from ai_llm.search_gateway.cache import CacheHit, SearchCache
 from ai_llm.search_gateway.config import GatewayConfig, load_config, resolve_chain

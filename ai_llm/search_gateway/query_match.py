@@ -41,7 +41,7 @@ How the two texts are compared:
      from "Korea", "flu", "dollar" because the longer name is its own term or keeps its extra word.
    * `data/ordered_terms.txt` (the ordered classes, 4): its lines are groups of the same kind ("Lisbon" /
      "리스본", "kilogram" / "kg" / "킬로그램").
-   * the project's Korean–English tables (`ai_llm/common/data/loanwords_ko_en.tsv`, `glossary_ko_en.tsv`):
+   * the project's Korean–English tables (`ai_llm/common/text/data/loanwords_ko_en.tsv`, `glossary_ko_en.tsv`):
      one group per line, so each links a Korean word to one English word ("엔비디아" / "NVIDIA", "독감" /
      "flu") and never two Korean or two English words to each other.
 
@@ -580,7 +580,7 @@ def _split_date_nouns(terms: list[Term]) -> list[Term]:
 
 # --- equivalent names ----------------------------------------------------------------------------------------
 _DATA = Path(__file__).parent / "data"
-_COMMON_DATA = Path(__file__).resolve().parents[1] / "common" / "data"
+_COMMON_DATA = Path(__file__).resolve().parents[1] / "common" / "text" / "data"
 #: Longest phrase (in terms) looked up as one name.
 _MAX_PHRASE = 6
 
@@ -611,7 +611,7 @@ def _hangul_key(phrase: str) -> str:
 @lru_cache(maxsize=1)
 def equivalents() -> Equivalents:
     """The equivalence groups: `data/equivalents.txt` (abbreviations, Korean and English names, synonyms; all
-    variants of a line are one group), the project's Korean–English tables (`common/data`: loanwords and
+    variants of a line are one group), the project's Korean–English tables (`common/text/data`: loanwords and
     glossary, one group per line, so each links one Korean word to one English word and nothing more), and
     `data/ordered_terms.txt` with the ordered class of each group (module docstring, 4)."""
     groups: list[list[str]] = []
@@ -1063,7 +1063,7 @@ def _english_glosses(name: str) -> dict[str, frozenset[tuple[str, ...]]]:
 
 
 def _korean_english(name: str) -> list[tuple[str, str]]:
-    """The (Korean, English) lines of one of the project's Korean–English tables (`common/data`)."""
+    """The (Korean, English) lines of one of the project's Korean–English tables (`common/text/data`)."""
     path = _COMMON_DATA / name
     pairs = []
     for line in (path.read_text(encoding="utf-8").splitlines() if path.exists() else []):

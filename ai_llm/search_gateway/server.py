@@ -3,7 +3,7 @@
 Streamable HTTP at `/mcp`, or stdio. Over HTTP it also serves what other hub processes read instead of
 the gateway's internals: `GET /healthz` (tools, provider chains, cache state) and `GET /telemetry?hours=&recent=`
 (the telemetry summary, `telemetry.telemetry_summary`). The hub's Host/Origin guard
-(`ai_llm/common/http_guard.py`) answers a foreign `Host` with 421 and a cross-origin request with 403, as
+(`ai_llm/common/http/guard.py`) answers a foreign `Host` with 421 and a cross-origin request with 403, as
 the MCP transport spec asks; with `HUB_TOKEN` set, every call except `/healthz` needs
 `Authorization: Bearer <token>`.
 """
@@ -22,8 +22,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ai_llm.common.a2a_server import BearerTokenMiddleware
-from ai_llm.common.http_guard import HostOriginGuard
+from ai_llm.common.a2a.server import BearerTokenMiddleware
+from ai_llm.common.http.guard import HostOriginGuard
 from ai_llm.common.settings import Settings
 from ai_llm.search_gateway.gateway import DEFAULT_FETCH_BUDGET_S, SearchGateway
 from ai_llm.search_gateway.telemetry import MAX_HOURS, MAX_RECENT, telemetry_summary

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ai_llm.common.db import ASYNC_COMMIT, Database
+from ai_llm.common.store.db import ASYNC_COMMIT, Database
 
 #: Largest time window (hours) and number of recent queries `GET /telemetry` serves.
 MAX_HOURS = 24 * 90

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ai_llm.common.events import STATUS_ERROR, AgentReply
+from ai_llm.common.a2a.events import STATUS_ERROR, AgentReply
 from ai_llm.common.llm import OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.text import normalize
 from ai_llm.web_research_agent.answering import outage_reply
 from ai_llm.web_research_agent.graph import run_react
-from ai_llm.web_research_agent.mcp_tools import SearchToolset, ToolsUnavailable
 from ai_llm.web_research_agent.pipeline import OfflinePipeline
+from ai_llm.web_research_agent.search_tools.results import ToolsUnavailable
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from ai_llm.web_research_agent.state import (
     Depth,
     ProgressFn,

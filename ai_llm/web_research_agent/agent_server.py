@@ -14,11 +14,11 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import STATUS_ERROR, AgentReply
+from ai_llm.common.a2a.events import STATUS_ERROR, AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.runtime import HubDeps
 from ai_llm.web_research_agent.agent import WebResearchAgent
-from ai_llm.web_research_agent.mcp_tools import SearchToolsetPool
+from ai_llm.web_research_agent.search_tools.sessions import SearchToolsetPool
 
 AGENT_NAME = "web_research"
 DESCRIPTION = ("Answers from the live web through the hub's MCP search gateway (or any MCP search server): "

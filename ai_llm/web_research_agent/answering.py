@@ -10,13 +10,13 @@ import logging
 import re
 from typing import Any
 
-from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.a2a.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
 from ai_llm.common.messages import message
 from ai_llm.common.text import ENGLISH_STOPWORDS, HANGUL_SYLLABLE, normalize, split_sentences, tokenize
-from ai_llm.common.text_analysis import analyze, analyze_query, english_for
-from ai_llm.common.text_rules import rank_sentences
+from ai_llm.common.text.analysis import analyze, analyze_query, english_for
+from ai_llm.common.text.rules import rank_sentences
 from ai_llm.web_research_agent.deep_read import Chunk
-from ai_llm.web_research_agent.mcp_tools import SearchHit
+from ai_llm.web_research_agent.search_tools.results import SearchHit
 from ai_llm.web_research_agent.state import RunState
 
 log = logging.getLogger(__name__)

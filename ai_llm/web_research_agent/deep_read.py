@@ -13,8 +13,8 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings, comparable_cosine, cosine, embed_queries_and_passages
-from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit
 from ai_llm.web_research_agent.relevance import lexical_score
+from ai_llm.web_research_agent.search_tools.results import PageContent, SearchHit
 
 CHUNK_SIZE = 1000
 CHUNK_OVERLAP = 100

@@ -41,12 +41,13 @@ from typing import Any, NamedTuple
 import tldextract
 import yaml
 
-from ai_llm.common.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
+from ai_llm.common.a2a.events import STATUS_ERROR, STATUS_NO_RESULT, STATUS_OK, AgentReply
 from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.text import content_words, is_korean, normalize, split_sentences, tokenize
-from ai_llm.web_research_agent.mcp_tools import PageContent, SearchHit, SearchToolset, ToolsUnavailable
 from ai_llm.web_research_agent.numbers import CHANGE_UNITS, ParsedNumber, agree, find_numbers, format_number
+from ai_llm.web_research_agent.search_tools.results import PageContent, SearchHit, ToolsUnavailable
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ai_llm.common.events import STATUS_OK, AgentReply
+from ai_llm.common.a2a.events import STATUS_OK, AgentReply
 from ai_llm.web_research_agent.answering import compose, no_result
 from ai_llm.web_research_agent.prompts import system_prompt
 from ai_llm.web_research_agent.state import ResearchRequest

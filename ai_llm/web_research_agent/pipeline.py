@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 
+from ai_llm.common.a2a.events import AgentReply, announce_if_slow
 from ai_llm.common.embeddings import Embeddings
-from ai_llm.common.events import AgentReply, announce_if_slow
 from ai_llm.common.messages import message
 from ai_llm.common.text import normalize
-from ai_llm.common.text_rules import rewrite_query
+from ai_llm.common.text.rules import rewrite_query
 from ai_llm.web_research_agent.answering import (
     compose,
     follow_up_entities,
@@ -25,7 +25,7 @@ from ai_llm.web_research_agent.answering import (
     title_match,
 )
 from ai_llm.web_research_agent.deep_read import read_pages
-from ai_llm.web_research_agent.mcp_tools import SearchHit
+from ai_llm.web_research_agent.search_tools.results import SearchHit
 from ai_llm.web_research_agent.state import QueryPlan, ResearchLimits, ResearchRequest
 from ai_llm.web_research_agent.tools import ResearchTools, plan_query
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings, comparable_cosine, cosine, embed_queries_and_passages
 from ai_llm.common.text import tokenize
-from ai_llm.web_research_agent.mcp_tools import SearchHit
+from ai_llm.web_research_agent.search_tools.results import SearchHit
 
 
 @dataclass

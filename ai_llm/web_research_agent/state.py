@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ai_llm.common.usage import note_search
-from ai_llm.web_research_agent.mcp_tools import SearchHit, SearchResponse, SearchToolset
+from ai_llm.web_research_agent.search_tools.results import SearchHit, SearchResponse
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 
 Depth = Literal["auto", "snippets", "pages"]
 ProgressFn = Callable[..., Awaitable[None]]

@@ -13,9 +13,10 @@ from ai_llm.common.embeddings import Embeddings
 from ai_llm.common.messages import message
 from ai_llm.common.text import normalize
 from ai_llm.web_research_agent.answering import short
-from ai_llm.web_research_agent.mcp_tools import SearchHit, SearchResponse, SearchToolset
 from ai_llm.web_research_agent.prompts import quote_untrusted
 from ai_llm.web_research_agent.relevance import fill_missing_scores, filter_hits
+from ai_llm.web_research_agent.search_tools.results import SearchHit, SearchResponse
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from ai_llm.web_research_agent.state import ProgressFn, QueryPlan, RunState
 
 NEWS_WORDS = ("최신", "최근", "뉴스", "오늘", "어제", "이번 주", "이번주", "속보", "현재", "latest", "news", "today",

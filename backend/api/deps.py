@@ -12,9 +12,9 @@ from typing import Annotated
 import httpx
 from fastapi import Depends, Request
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from backend.api.state import BackendState
 from backend.chat_store import ChatStore
 from backend.orchestrator_tasks import OrchestratorTasks

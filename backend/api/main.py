@@ -15,10 +15,10 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
-from ai_llm.common.db import Database, migrate, resolve_database_url
 from ai_llm.common.embeddings import index_model
-from ai_llm.common.http_guard import HostOriginGuard
+from ai_llm.common.http.guard import HostOriginGuard
 from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.common.store.db import Database, migrate, resolve_database_url
 from backend.api.routers import audit, auth, chat, files, health, search, users
 from backend.api.state import BackendState
 

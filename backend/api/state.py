@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from backend.accounts import AccountStore, LoginLimiter
 from backend.chat_store import ChatStore
 from backend.orchestrator_tasks import OrchestratorTasks

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
-from ai_llm.common.db import Database, migrate
+from ai_llm.common.store.db import Database, migrate
 from backend.accounts import AccountStore, LoginLimiter
 from backend.api.main import create_app
 from backend.chat_store import ChatStore

@@ -15,9 +15,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.routing import iter_route_contexts
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from ai_llm.search_gateway.telemetry import TelemetryRow, record
 from backend.api.main import create_app
 from backend.chat_client import stream_chat

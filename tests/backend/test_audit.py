@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from ai_llm.common.db import Database
+from ai_llm.common.store.db import Database
 from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
 from backend.accounts import AccountStore
 from tests.backend.conftest import TEAM_HUB_ADMIN_PASSWORD

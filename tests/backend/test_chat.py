@@ -14,10 +14,10 @@ import httpx
 import pytest
 from a2a.types import TaskState
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from backend.api.main import create_app
 from backend.chat_client import ChatEvent, parse_sse, stream_chat
 from backend.orchestrator_tasks import OrchestratorTasks

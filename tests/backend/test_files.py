@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from backend.api.main import create_app
 from tests.backend.conftest import UPLOAD_LIMIT_MB
 

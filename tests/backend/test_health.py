@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.settings import Settings
-from ai_llm.supervision import HubStatus, ProcessStatus, status_path, write_hub_status
+from ai_llm.common.store.db import Database
+from ai_llm.hub.supervision import HubStatus, ProcessStatus, status_path, write_hub_status
 from backend.api.main import create_app
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.store.db import Database
 from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
 from backend.accounts import AccountStore
 from backend.chat_client import stream_chat

@@ -8,7 +8,7 @@ import uuid
 import httpx
 from a2a.types import TaskState
 
-from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.evals.backend.hub import OfflineHub
 from backend.chat_client import parse_sse
 from backend.orchestrator_tasks import OrchestratorTasks

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.evals.backend.hub import OfflineHub, upload_and_wait
 from tests.conftest import eval_pdf
 

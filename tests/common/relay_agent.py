@@ -10,8 +10,9 @@ import argparse
 import asyncio
 import os
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import AgentReply, StatusEvent
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -21,7 +22,6 @@ from ai_llm.common.a2a_server import (
     make_card,
     serve_app,
 )
-from ai_llm.common.events import AgentReply, StatusEvent
 
 
 def main() -> None:

@@ -12,7 +12,8 @@ import argparse
 import asyncio
 import os
 
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -22,7 +23,6 @@ from ai_llm.common.a2a_server import (
     make_card,
     serve_app,
 )
-from ai_llm.common.events import AgentReply
 
 NAME = "state_probe"
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ai_llm.common.a2a_client import AgentUnauthorized, AgentUnavailable, RemoteAgent
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.client import AgentUnauthorized, AgentUnavailable, RemoteAgent
+from ai_llm.common.a2a.events import AgentReply, StatusEvent
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -23,9 +24,8 @@ from ai_llm.common.a2a_server import (
     make_card,
     serve_app,
 )
-from ai_llm.common.conversation_store import MemoryConversationStore
-from ai_llm.common.events import AgentReply, StatusEvent
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.store.conversations import MemoryConversationStore
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 TOKEN = "t0ken-for-tests-0123456789"
 
@@ -145,7 +145,7 @@ async def test_file_parts_reach_the_handler_as_base64(spawn) -> None:  # type: i
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
         responses = [r async for r in client.send_message(SendMessageRequest(message=message))]
     artifacts = [a for r in responses if r.HasField("task") for a in r.task.artifacts]
-    from ai_llm.common.a2a_client import _parts
+    from ai_llm.common.a2a.client import _parts
 
     _, data = _parts(artifacts[0].parts)
     [received] = data["files"]
@@ -174,7 +174,7 @@ def test_free_port_is_bindable_and_outside_the_range_of_outgoing_connections() -
     cannot be taken by one between the check and the child's bind."""
     import socket
 
-    from ai_llm.common.a2a_server import _ephemeral_low
+    from ai_llm.common.a2a.server import _ephemeral_low
 
     ports = {free_port() for _ in range(20)}
     assert all(1024 <= p < _ephemeral_low() for p in ports)
@@ -197,7 +197,7 @@ def test_a2a_sdk_tracing_is_off_unless_a_deployment_turns_it_on(setting: str | N
     env = {k: v for k, v in os.environ.items() if k != "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"}
     if setting is not None:
         env["OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"] = setting
-    code = ("import ai_llm.common.a2a_server\nfrom a2a.utils import telemetry\n"
+    code = ("import ai_llm.common.a2a.server\nfrom a2a.utils import telemetry\n"
             "print(telemetry.otel_installed, telemetry.otel_enabled)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
                          check=True).stdout.split()

@@ -7,9 +7,9 @@ from email.utils import formatdate, parsedate_to_datetime
 
 import httpx
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.agent_card_route import CARD_MAX_AGE_S
-from ai_llm.common.events import AgentReply
+from ai_llm.common.a2a.card_route import CARD_MAX_AGE_S
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 
 CARD_PATH = "/.well-known/agent-card.json"
 

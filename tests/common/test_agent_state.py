@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from google.protobuf.json_format import MessageToDict
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.conversation_store import (
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
+from ai_llm.common.store.conversations import (
     ConversationStore,
     MemoryConversationStore,
     PostgresConversationStore,
 )
-from ai_llm.common.db import Database
-from ai_llm.common.events import AgentReply
-from ai_llm.common.process import Child
+from ai_llm.common.store.db import Database
+from ai_llm.hub.process import Child
 from tests.common.a2a_sdk_calls import get_task, send_to_task, state_name, subscribe, task_answer
 from tests.conftest import AgentProcesses
 
@@ -186,8 +186,8 @@ async def test_the_orchestrators_remembered_answer_is_shared_through_the_databas
 async def test_an_agent_alone_on_an_unmigrated_database_creates_its_tables_with_the_recorded_model() -> None:
     """Started by hand on a database the launcher never migrated: the state tables are created, and the
     embedding model already recorded there is kept (no false mismatch)."""
-    from ai_llm.common.conversation_store import AgentState
-    from ai_llm.common.db import start_embedded_postgres
+    from ai_llm.common.store.conversations import AgentState
+    from ai_llm.common.store.db import start_embedded_postgres
     from tests.conftest import pg_data_dir
 
     data_dir = pg_data_dir()

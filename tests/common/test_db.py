@@ -10,14 +10,14 @@ import psycopg
 import pytest
 from sqlalchemy import text
 
-from ai_llm.common.db import (
+from ai_llm.common.a2a.task_store import task_engine
+from ai_llm.common.store.db import (
     Database,
     EmbeddingMismatchError,
     migrate,
     socket_has_news,
     start_embedded_postgres,
 )
-from ai_llm.common.task_store import task_engine
 from tests.conftest import pg_data_dir
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from ai_llm.common import degraded
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -20,7 +21,6 @@ from ai_llm.common.a2a_server import (
     serve_app,
 )
 from ai_llm.common.degraded import add_degraded, collect_degraded, note_degraded
-from ai_llm.common.events import AgentReply
 from ai_llm.common.settings import Settings
 from ai_llm.evals.rag.evaluation import evaluate, rag_environment
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from ai_llm.common.events import announce_if_slow, gather_within
+from ai_llm.common.a2a.events import announce_if_slow, gather_within
 
 
 async def test_a_step_that_finishes_at_once_is_not_announced() -> None:

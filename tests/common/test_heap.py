@@ -16,7 +16,7 @@ APP = textwrap.dedent("""
     import asyncio, gc, json, os, socket
     from contextlib import asynccontextmanager
     from starlette.applications import Starlette
-    from ai_llm.common.a2a_server import run_server, serve_app
+    from ai_llm.common.a2a.server import run_server, serve_app
 
     @asynccontextmanager
     async def lifespan(app):
@@ -85,7 +85,7 @@ def test_freeze_heap_collects_start_up_garbage_before_freezing() -> None:
     """A reference cycle dropped during start-up is reclaimed, not frozen for the life of the process."""
     result = run_python(textwrap.dedent("""
         import gc, json, weakref
-        from ai_llm.common.process import freeze_heap
+        from ai_llm.common.heap import freeze_heap
 
         class Node:
             pass
@@ -106,7 +106,7 @@ def test_refreeze_heap_acts_only_in_a_process_that_froze_its_heap() -> None:
     """The embedding server freezes again once its model has loaded: only where the server froze at start."""
     result = run_python(textwrap.dedent("""
         import gc, json
-        from ai_llm.common.process import freeze_heap, refreeze_heap
+        from ai_llm.common.heap import freeze_heap, refreeze_heap
 
         refreeze_heap()
         untouched = gc.get_freeze_count()

@@ -10,9 +10,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import AgentReply
-from ai_llm.common.http_guard import HostAllowList, HostOriginGuard, split_host
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
+from ai_llm.common.http.guard import HostAllowList, HostOriginGuard, split_host
 from ai_llm.common.settings import Settings
 
 EVIL = "http://evil.example.com"

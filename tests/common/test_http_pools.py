@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from ai_llm.common.a2a_server import bind_socket, serve_app
-from ai_llm.common.http_pools import PoolShards, pooled_client
+from ai_llm.common.a2a.server import bind_socket, serve_app
+from ai_llm.common.http.pools import PoolShards, pooled_client
 
 
 async def streaming_app(scope, receive, send):  # type: ignore[no-untyped-def]

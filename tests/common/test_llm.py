@@ -17,9 +17,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
-from ai_llm.common import text_rules
-from ai_llm.common.a2a_server import bind_socket, serve_app
+from ai_llm.common.a2a.server import bind_socket, serve_app
 from ai_llm.common.llm import LLMError, LocalEngine, OfflineUnsupported, OpenAIChat
+from ai_llm.common.text import rules as text_rules
 
 
 class Verdict(BaseModel):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common import local_llm_server
-from ai_llm.common.local_llm_server import (
+from ai_llm.hub import local_llm as local_llm_server
+from ai_llm.hub.local_llm import (
     MODELS,
     LocalLLMUnavailable,
     join_pieces,

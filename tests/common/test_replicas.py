@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.a2a_client import AgentUnavailable, RemoteAgent, is_transport_failure
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.a2a.client import AgentUnavailable, RemoteAgent, is_transport_failure
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.settings import Settings
-from ai_llm.launcher import LaunchError, parse_replicas, replica_host
+from ai_llm.hub.launcher import LaunchError, parse_replicas, replica_host
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 from ai_llm.orchestrator_agent.registry import build_registry
 
 #: Generous: the machine may be busy; tests wait for behaviour, they do not time it.
@@ -141,8 +141,8 @@ def test_replicas_option_is_parsed_with_short_and_full_names() -> None:
 
 
 def test_a_card_announcing_loopback_is_called_where_it_was_found() -> None:
-    from ai_llm.common.a2a_client import reachable_card
-    from ai_llm.common.a2a_server import make_card
+    from ai_llm.common.a2a.client import reachable_card
+    from ai_llm.common.a2a.server import make_card
 
     card = make_card("internal_rag", "rag", "http://127.0.0.1:10012", [{"id": "search"}])
     moved = reachable_card(card, "http://hub-b:10012")
@@ -158,7 +158,7 @@ async def test_hub_servers_answer_kept_alive_connections_without_nagle_delay() -
     waiting for the client's delayed ACK (asyncio sets TCP_NODELAY only for sockets made with IPPROTO_TCP)."""
     import socket
 
-    from ai_llm.common.a2a_server import bind_socket
+    from ai_llm.common.a2a.server import bind_socket
 
     sock = bind_socket("127.0.0.1", 0)
     accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()

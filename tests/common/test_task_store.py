@@ -10,9 +10,9 @@ from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from a2a.types.a2a_pb2 import Message, Part, Role, Task, TaskState, TaskStatus
 
-from ai_llm.common import task_store
-from ai_llm.common.db import Database, close_shared, open_shared
-from ai_llm.common.task_store import WriteOnStateChange, database_task_store, task_engine
+from ai_llm.common.a2a import task_store
+from ai_llm.common.a2a.task_store import WriteOnStateChange, database_task_store, task_engine
+from ai_llm.common.store.db import Database, close_shared, open_shared
 
 
 class CountingStore(InMemoryTaskStore):

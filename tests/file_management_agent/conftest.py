@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from ai_llm.file_management_agent.agent_server import create_app
 from ai_llm.file_management_agent.file_service import FileService
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 
 def first_pages(path: Path, count: int) -> bytes:

@@ -19,7 +19,8 @@ from typing import Any
 
 import anyio
 
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -29,7 +30,6 @@ from ai_llm.common.a2a_server import (
     make_card,
     serve_app,
 )
-from ai_llm.common.events import AgentReply
 
 CHUNK = 500
 DOCS: dict[str, dict[str, Any]] = {}

@@ -3,11 +3,11 @@ protocol; OpenAI is unreachable here), resolving dates by rules; when the model 
 
 from __future__ import annotations
 
-from ai_llm.common.a2a_server import AgentRequest, Progress
+from ai_llm.common.a2a.server import AgentRequest, Progress
 from ai_llm.common.llm import LLMError
-from ai_llm.common.process import Child
 from ai_llm.common.runtime import HubDeps
 from ai_llm.file_management_agent.agent import FileAgent
+from ai_llm.hub.process import Child
 from tests.file_management_agent.conftest import clear_records, file_agent
 from tests.structured_llm import StructuredReplies
 

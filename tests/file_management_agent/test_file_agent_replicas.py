@@ -8,9 +8,9 @@ import asyncio
 
 import httpx
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.db import Database
-from ai_llm.common.process import Child
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.store.db import Database
+from ai_llm.hub.process import Child
 from tests.common.a2a_sdk_calls import get_task, send_to_task, state_name, task_answer
 from tests.conftest import AgentProcesses
 from tests.file_management_agent.conftest import clear_records

@@ -13,10 +13,10 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import Child, stop_child
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.runtime import HubDeps
+from ai_llm.hub.process import Child, stop_child
 from tests.conftest import eval_pdf
 from tests.file_management_agent.conftest import clear_records, file_agent, first_pages, start_test_rag
 

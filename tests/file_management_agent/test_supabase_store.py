@@ -18,10 +18,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import Child
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.runtime import HubDeps
 from ai_llm.file_management_agent.document_store import StoreError, SupabaseDocumentStore
+from ai_llm.hub.process import Child
 from tests.file_management_agent.conftest import clear_records, file_agent
 
 KEY = "service-role-key-for-tests"

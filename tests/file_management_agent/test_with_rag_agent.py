@@ -4,7 +4,7 @@ and from the chunk table)."""
 
 from __future__ import annotations
 
-from ai_llm.common.a2a_client import RemoteAgent
+from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.common.runtime import HubDeps
 from tests.conftest import AgentProcesses, eval_pdf
 from tests.file_management_agent.conftest import clear_records, file_agent, first_pages

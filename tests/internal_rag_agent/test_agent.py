@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from ai_llm.common.a2a_server import AgentRequest, Progress
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import AgentRequest, Progress
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import CallRecord, LLMError, LocalEngine
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from ai_llm.internal_rag_agent.agent import (
     GroundedAnswer,
     RagAgent,

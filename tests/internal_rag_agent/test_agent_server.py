@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import base64
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.events import AgentReply, StatusEvent
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import AgentReply, StatusEvent
 from tests.conftest import AgentProcesses
 from tests.internal_rag_agent.conftest import make_pdf, unique_ref
 

@@ -3,7 +3,7 @@ cross-lingual model's cosine for one in the other language."""
 
 from __future__ import annotations
 
-from ai_llm.common.text_analysis import TermStats, analyze, analyze_query
+from ai_llm.common.text.analysis import TermStats, analyze, analyze_query
 from ai_llm.internal_rag_agent.answer_extraction import find_evidence
 from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
 from ai_llm.internal_rag_agent.vector_store import ChunkHit

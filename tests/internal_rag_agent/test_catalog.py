@@ -3,8 +3,8 @@ cache that follows the chunk table (upload, rename, delete)."""
 
 from __future__ import annotations
 
-from ai_llm.common.db import Database
-from ai_llm.common.text_analysis import index_terms
+from ai_llm.common.store.db import Database
+from ai_llm.common.text.analysis import index_terms
 from ai_llm.internal_rag_agent.catalog import DocumentCatalog, build_catalog, language_of, title_of
 
 

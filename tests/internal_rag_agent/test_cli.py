@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.settings import get_settings
 from ai_llm.internal_rag_agent.cli import register
 

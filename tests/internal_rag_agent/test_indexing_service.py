@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.db import Database
+from ai_llm.common.store.db import Database
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ai_llm.common.db import Database
 from ai_llm.common.embeddings import OpenAIEmbeddings, cosine
+from ai_llm.common.store.db import Database
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.answer_extraction import candidate_sentences, content_lines
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput

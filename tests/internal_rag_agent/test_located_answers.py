@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from ai_llm.common.a2a_server import AgentRequest
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import AgentRequest
+from ai_llm.common.store.db import Database
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from tests.internal_rag_agent.conftest import unique_ref

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings, cosine
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database, EmbeddingMismatchError, migrate, start_embedded_postgres
 from ai_llm.common.text import tokenize
-from ai_llm.common.text_analysis import index_terms
+from ai_llm.common.text.analysis import index_terms
 from ai_llm.internal_rag_agent.answer_extraction import content_lines
 from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_all, reindex_database
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk, unpack_line_vectors

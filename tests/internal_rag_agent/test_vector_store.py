@@ -23,10 +23,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings, cosine
-from ai_llm.common.text_analysis import analyze, index_terms
+from ai_llm.common.store.db import Database
+from ai_llm.common.text.analysis import analyze, index_terms
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk, SupabaseVectorStore
 from tests.internal_rag_agent.conftest import unique_ref
 

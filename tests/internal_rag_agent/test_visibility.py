@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import base64
 
-from ai_llm.common.a2a_server import AgentRequest
-from ai_llm.common.db import Database
+from ai_llm.common.a2a.server import AgentRequest
 from ai_llm.common.identity import METADATA_KEY, Viewer, issue
 from ai_llm.common.runtime import HubDeps
+from ai_llm.common.store.db import Database
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common import local_llm_server
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.llm import OpenAIChat
+from ai_llm.hub import local_llm as local_llm_server
 
 #: Generation cap per call: the model is tiny and the tests check wiring and shape, not prose.
 MAX_TOKENS = 192

@@ -19,10 +19,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from ai_llm.common.a2a_server import bind_socket, serve_app
+from ai_llm.common.a2a.server import bind_socket, serve_app
 from ai_llm.common.llm import OpenAIChat
-from ai_llm.common.local_llm_chat_format import render
-from ai_llm.common.local_llm_server import LocalLLMUnavailable, model_path, requirements
+from ai_llm.hub.local_llm import LocalLLMUnavailable, model_path, requirements
+from ai_llm.hub.local_llm_chat_format import render
 
 TOOLS = [{"type": "function", "function": {"name": "web_search", "description": "Search the web.",
                                            "parameters": {"type": "object",
@@ -166,7 +166,7 @@ async def test_a_reply_cut_at_the_token_budget_is_a_clear_error_the_planner_surv
 
 
 def test_the_llama_build_is_portable_and_enables_only_the_features_the_cpu_has() -> None:
-    from ai_llm.common.local_llm_server import build_cmake_args
+    from ai_llm.hub.local_llm import build_cmake_args
 
     args = build_cmake_args("processor: 0\nflags\t\t: fpu sse2 avx avx2 fma f16c bmi2 avx512f amx_int8\n").split()
     assert "-DGGML_NATIVE=OFF" in args and "-DLLAVA_BUILD=OFF" in args

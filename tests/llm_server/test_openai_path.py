@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from ai_llm.common.db import Database
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import OpenAIChat
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from ai_llm.orchestrator_agent.executor import StepResult
 from ai_llm.orchestrator_agent.plan import INTENTS, validate_plan
 from ai_llm.orchestrator_agent.planner import OfflineClassifier, Planner
@@ -30,8 +30,8 @@ from ai_llm.search_gateway.telemetry import telemetry_summary
 from ai_llm.web_research_agent.agent import WebResearchAgent
 from ai_llm.web_research_agent.agent_server import DESCRIPTION as WEB_DESCRIPTION
 from ai_llm.web_research_agent.agent_server import SKILLS as WEB_SKILLS
-from ai_llm.web_research_agent.mcp_tools import SearchToolset
 from ai_llm.web_research_agent.prompts import system_prompt
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from ai_llm.web_research_agent.state import RunState
 from ai_llm.web_research_agent.tools import plan_query
 

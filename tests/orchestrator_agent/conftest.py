@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.server import free_port
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 FILE_SOURCE = {"type": "file", "file_name": "guide.pdf", "file_id": "f-1", "storage_ref": "docs/guide.pdf",
                "pages": [3, 4], "page_label": "p.3–4", "file_url": "/api/files/f-1/download", "score": 0.82}

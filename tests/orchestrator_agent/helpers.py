@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ai_llm.common.a2a_server import Progress
+from ai_llm.common.a2a.server import Progress
 from ai_llm.common.llm import CallRecord, LLMError
 
 T = TypeVar("T", bound=BaseModel)

@@ -2,7 +2,7 @@
 
 `python -m tests.orchestrator_agent.scripted_agents --spec '{"rag_ok": {"port": 1234, "status": "ok"}, …}'`
 
-Each agent is a real a2a-sdk server built with `ai_llm.common.a2a_server` (card, JSON-RPC, streaming). Its
+Each agent is a real a2a-sdk server built with `ai_llm.common.a2a.server` (card, JSON-RPC, streaming). Its
 behaviour comes from its spec entry:
 
 * `status` (ok / no_result / needs_clarification / error), `text`, `sources`, `max_score`, `error`, `outage`,
@@ -27,7 +27,8 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -37,7 +38,6 @@ from ai_llm.common.a2a_server import (
     make_card,
     serve_app,
 )
-from ai_llm.common.events import AgentReply
 
 _barriers: dict[str, int] = defaultdict(int)
 _barrier_events: dict[str, asyncio.Event] = defaultdict(asyncio.Event)

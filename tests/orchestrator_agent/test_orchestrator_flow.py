@@ -12,7 +12,7 @@ import os
 import signal
 from typing import Any
 
-from ai_llm.common.a2a_server import AgentRequest
+from ai_llm.common.a2a.server import AgentRequest
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.messages import message
 from ai_llm.orchestrator_agent.agent import Orchestrator

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.events import AgentReply, StatusEvent
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import AgentReply, StatusEvent
+from ai_llm.common.a2a.server import free_port
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 from tests.orchestrator_agent.conftest import FILE_SOURCE, ScriptedAgents
 
 

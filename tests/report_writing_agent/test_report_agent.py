@@ -13,9 +13,9 @@ import docx
 import httpx
 import pytest
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.db import Database
-from ai_llm.common.process import Child, stop_child
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.store.db import Database
+from ai_llm.hub.process import Child, stop_child
 from tests.conftest import AgentProcesses
 from tests.file_management_agent.conftest import clear_records, start_test_rag
 from tests.report_writing_agent.report_inputs import PDF_NAME, expected_reference_texts, hybrid_results

@@ -8,7 +8,7 @@ import re
 import docx
 import pytest
 
-from ai_llm.common.a2a_server import AgentRequest, Progress, free_port
+from ai_llm.common.a2a.server import AgentRequest, Progress, free_port
 from ai_llm.common.llm import LLMError, LocalEngine
 from ai_llm.common.text import split_sentences
 from ai_llm.report_writing_agent.agent import ReportAgent

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ai_llm.common.db import Database
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database
 from ai_llm.search_gateway.config import load_config
 from ai_llm.search_gateway.gateway import SearchGateway
 from ai_llm.search_gateway.telemetry import telemetry_summary

@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import LocalEngine
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 from ai_llm.web_research_agent.agent import WebResearchAgent
-from ai_llm.web_research_agent.mcp_tools import SearchToolset
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 
 SERVERS = Path(__file__).parent / "servers"
 

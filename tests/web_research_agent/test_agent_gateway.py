@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import stop_child
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.runtime import HubDeps
+from ai_llm.hub.process import stop_child
 from ai_llm.web_research_agent.agent import WebResearchAgent
 from ai_llm.web_research_agent.deep_read import EMBED_CHARS, read_pages
-from ai_llm.web_research_agent.mcp_tools import SearchToolset
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from tests.web_research_agent.conftest import (
     INJECTION,
     LIGHTHOUSE_ANSWER,
@@ -211,7 +211,7 @@ async def test_news_question_uses_news_search_with_time_range_and_region(make_ag
 
 
 async def test_unreachable_gateway_is_a_clear_error(embedding_server: str) -> None:
-    from ai_llm.common.a2a_server import free_port
+    from ai_llm.common.a2a.server import free_port
 
     dead = f"http://127.0.0.1:{free_port()}"
     agent = WebResearchAgent(make_deps(make_settings(dead, embedding_server)))

@@ -58,7 +58,7 @@ def verifier(hub_env: dict[str, str], embedding_server: str,
             settings_ = make_settings(gateway.url, embedding_server, fetch_allow_private=True)
             yield FactVerifier(make_deps(settings_), site_toolset_factory(settings_, site_urls), rules=eval_rules())
         finally:
-            from ai_llm.common.process import stop_child
+            from ai_llm.hub.process import stop_child
 
             stop_child(gateway.child)
 

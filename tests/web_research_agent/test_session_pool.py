@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import stop_child
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.runtime import HubDeps
+from ai_llm.hub.process import stop_child
 from ai_llm.web_research_agent.agent import WebResearchAgent
 from ai_llm.web_research_agent.agent_server import create_app
-from ai_llm.web_research_agent.mcp_tools import SearchToolsetPool
+from ai_llm.web_research_agent.search_tools.sessions import SearchToolsetPool
 from tests.web_research_agent.conftest import make_deps, make_settings, start_gateway
 
 GLOWFISH_Q = "How many glowfish did researchers count in Lake Varn?"

@@ -14,15 +14,15 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.events import StatusEvent
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import StatusEvent
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.llm import OfflineUnsupported
-from ai_llm.common.process import start_module, stop_child, wait_http
 from ai_llm.common.runtime import HubDeps
+from ai_llm.hub.process import start_module, stop_child, wait_http
 from ai_llm.web_research_agent.agent import WebResearchAgent
-from ai_llm.web_research_agent.mcp_tools import SearchToolset
 from ai_llm.web_research_agent.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from tests.web_research_agent.conftest import INJECTION, Gateway, make_deps, make_settings, recording_factory
 
 

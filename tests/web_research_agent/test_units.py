@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from ai_llm.common.events import STATUS_NO_RESULT, STATUS_OK
+from ai_llm.common.a2a.events import STATUS_NO_RESULT, STATUS_OK
 from ai_llm.web_research_agent.answering import compose, key_phrases, question_coverage
 from ai_llm.web_research_agent.deep_read import split_text
-from ai_llm.web_research_agent.mcp_tools import (
+from ai_llm.web_research_agent.pipeline import optimise_queries
+from ai_llm.web_research_agent.prompts import UNTRUSTED_CLOSE, quote_untrusted
+from ai_llm.web_research_agent.relevance import fill_missing_scores, filter_hits
+from ai_llm.web_research_agent.search_tools.results import (
     SearchHit,
     parse_page_payload,
     parse_pages_payload,
     parse_search_payload,
 )
-from ai_llm.web_research_agent.pipeline import optimise_queries
-from ai_llm.web_research_agent.prompts import UNTRUSTED_CLOSE, quote_untrusted
-from ai_llm.web_research_agent.relevance import fill_missing_scores, filter_hits
 from ai_llm.web_research_agent.state import RunState
 from ai_llm.web_research_agent.tools import plan_query
 

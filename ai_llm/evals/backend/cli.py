@@ -15,7 +15,7 @@ from ai_llm.evals.backend.census import read_counters
 from ai_llm.evals.backend.hub import offline_hub
 from ai_llm.evals.backend.load import DEFAULT_EVAL_DATA, DEFAULT_PDF, parse_levels, run_bench, text_report
 from ai_llm.evals.backend.profile import hub_processes
-from ai_llm.launcher import REPLICA_ALIASES, LaunchError, parse_replicas
+from ai_llm.hub.launcher import REPLICA_ALIASES, LaunchError, parse_replicas
 
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ import httpx
 
 from ai_llm.common.settings import Settings
 from ai_llm.evals.harness import with_model_server
-from ai_llm.launcher import SERVICES, Launcher
+from ai_llm.hub.launcher import SERVICES, Launcher
 from ai_llm.search_gateway.corpus import write_hotpotqa_corpus
 
 #: Blanked in every child, so a developer's shell cannot turn the offline hub into an online one.

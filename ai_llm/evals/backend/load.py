@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import typer
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.events import StatusEvent
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.events import StatusEvent
 from ai_llm.common.settings import PROJECT_ROOT
 from ai_llm.evals.backend.census import per_chat
 from ai_llm.evals.backend.hub import upload_and_wait

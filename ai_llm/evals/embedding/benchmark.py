@@ -28,12 +28,12 @@ from typing import Any
 import httpx
 import psutil
 
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings
-from ai_llm.common.process import Child
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.embedding_server.runtime import MODEL_ID, model_dir
 from ai_llm.evals.harness import module_process
+from ai_llm.hub.process import Child
 
 DATA = PROJECT_ROOT / "benchmarks" / "data"
 SOURCES = [("rag_test.jsonl", "question"), ("rag_dev.jsonl", "question"), ("intent_test.jsonl", "message"),

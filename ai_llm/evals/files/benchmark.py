@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from ai_llm.common.db import Database, migrate, start_embedded_postgres
 from ai_llm.common.embeddings import index_model
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings, get_settings
+from ai_llm.common.store.db import Database, migrate, start_embedded_postgres
 from ai_llm.file_management_agent.agent_server import create_app
 from ai_llm.file_management_agent.rag_index import IndexResult
 

@@ -19,12 +19,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import migrate, start_embedded_postgres
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import index_model
-from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import get_settings
+from ai_llm.common.store.db import migrate, start_embedded_postgres
 from ai_llm.evals.harness import module_process
+from ai_llm.hub.process import embedding_server
 from ai_llm.search_gateway.corpus import read_hotpotqa, wiki_url, write_hotpotqa_corpus
 from ai_llm.search_gateway.models import SearchRequest
 from ai_llm.search_gateway.providers.local import LocalCorpusProvider

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ai_llm.common.db import migrate, start_embedded_postgres
 from ai_llm.common.embeddings import index_model
-from ai_llm.common.jsonl import iter_jsonl
-from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import get_settings
+from ai_llm.common.store.db import migrate, start_embedded_postgres
+from ai_llm.common.store.jsonl import iter_jsonl
 from ai_llm.evals.gateway.benchmark import gateway_process, mcp_calls
+from ai_llm.hub.process import embedding_server
 from ai_llm.search_gateway.config import load_config
 
 GUARD, COSINE = "guard", "cosine"

@@ -28,9 +28,9 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.helpers.proto_helpers import new_message, new_text_part
 from a2a.types import Role, SendMessageRequest
 
-from ai_llm.common.a2a_client import RemoteAgent
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
+from ai_llm.common.a2a.client import RemoteAgent
+from ai_llm.common.a2a.server import free_port
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 from ai_llm.orchestrator_agent.executor import PlanExecutor
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep
 

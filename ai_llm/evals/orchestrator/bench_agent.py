@@ -32,7 +32,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ai_llm.common.a2a_server import (
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import (
     AgentRequest,
     HubAgentExecutor,
     Progress,
@@ -42,7 +43,6 @@ from ai_llm.common.a2a_server import (
     make_card,
     run_server,
 )
-from ai_llm.common.events import AgentReply
 
 MODES = ("hub", "bare", "plain")
 

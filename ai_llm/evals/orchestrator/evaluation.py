@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ai_llm.common.degraded import collect_degraded
-from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.common.store.jsonl import iter_jsonl
 from ai_llm.common.text import is_korean
 from ai_llm.orchestrator_agent.plan import INTENTS
 from ai_llm.orchestrator_agent.planner import Planner, make_planner

@@ -18,10 +18,10 @@ from typing import Any
 
 import httpx
 
-from ai_llm.common.a2a_client import POOL_LIMITS
-from ai_llm.common.http_pools import SHARDS, pooled_client
-from ai_llm.common.process import stop_child
+from ai_llm.common.a2a.client import POOL_LIMITS
+from ai_llm.common.http.pools import SHARDS, pooled_client
 from ai_llm.evals.orchestrator.bench import start_sleepers
+from ai_llm.hub.process import stop_child
 
 #: Seconds between two stream starts within a round.
 STAGGER_S = 0.002

@@ -26,11 +26,11 @@ import numpy as np
 from pgvector import Vector
 
 from ai_llm.common.embeddings import OpenAIEmbeddings
-from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.common.text import split_sentences, tokenize
-from ai_llm.common.text_rules import rewrite_query
+from ai_llm.common.text.rules import rewrite_query
 from ai_llm.evals.rag.evaluation import document_files, rag_environment
+from ai_llm.hub.process import embedding_server
 from ai_llm.internal_rag_agent.document_parser import parse_document, split_document
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, embed_lines
 from ai_llm.internal_rag_agent.vector_store import CHUNK_COLUMNS, PgVectorStore, StoredChunk

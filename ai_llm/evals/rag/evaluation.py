@@ -46,16 +46,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ai_llm.common import text_analysis
-from ai_llm.common.a2a_server import AgentRequest
-from ai_llm.common.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.a2a.events import STATUS_NO_RESULT
+from ai_llm.common.a2a.server import AgentRequest
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import KNOWN_DIMENSIONS, make_embeddings
-from ai_llm.common.events import STATUS_NO_RESULT
 from ai_llm.common.llm import make_llm
-from ai_llm.common.process import embedding_server
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.db import Database, migrate, start_embedded_postgres
+from ai_llm.common.text import analysis as text_analysis
 from ai_llm.evals.harness import with_model_server
+from ai_llm.hub.process import embedding_server
 from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.document_parser import SUPPORTED_SUFFIXES
 from ai_llm.internal_rag_agent.grounding import unsupported_numbers

@@ -23,16 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.embeddings import OpenAIEmbeddings
-from ai_llm.common.events import AgentReply
-from ai_llm.common.jsonl import iter_jsonl
 from ai_llm.common.llm import LocalEngine
-from ai_llm.common.process import embedding_server
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.settings import Settings
+from ai_llm.common.store.jsonl import iter_jsonl
 from ai_llm.evals.harness import module_process
+from ai_llm.hub.process import embedding_server
 from ai_llm.search_gateway.corpus import hotpotqa_pages, title_for_url
 from ai_llm.web_research_agent.agent import WebResearchAgent
 

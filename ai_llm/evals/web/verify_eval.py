@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from ai_llm.common.a2a_server import free_port
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.runtime import HubDeps
@@ -31,7 +31,7 @@ from ai_llm.common.settings import Settings
 from ai_llm.evals.harness import local_http_server, module_process
 from ai_llm.search_gateway.config import DEFAULT_CONFIG
 from ai_llm.web_research_agent.fact_verification import ERROR_CODES, FactRules, FactVerifier
-from ai_llm.web_research_agent.mcp_tools import SearchToolset
+from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from ai_llm.web_research_agent.state import ToolsetFactory
 
 FIXTURE_PATH = Path(__file__).with_name("verify_eval_fixture.yaml")

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ai_llm.common.jsonl import iter_jsonl
+from ai_llm.common.store.jsonl import iter_jsonl
 from ai_llm.common.text import split_sentences, tokenize
 from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult, domain_of
 from ai_llm.search_gateway.providers.base import parse_date, passes_filters, range_cutoff

@@ -13,8 +13,8 @@ from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field, field_validator
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from ai_llm.common.a2a_client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
-from ai_llm.common.events import ANSWER_DELTA, AgentReply, StatusEvent
+from ai_llm.common.a2a.client import AgentTimeout, AgentUnauthorized, AgentUnavailable, RemoteAgentError
+from ai_llm.common.a2a.events import ANSWER_DELTA, AgentReply, StatusEvent
 from ai_llm.common.messages import message
 from ai_llm.common.usage import Usage
 from backend.api.deps import ChatStoreDep, OrchestratorDep, OrchestratorTasksDep, SettingsDep

@@ -2,7 +2,7 @@
 
 Reachability is checked here; the search providers are the web chain the search gateway reports on its
 `GET /healthz` (none while it does not answer); whether a process that does not answer is being restarted (rather than down)
-comes from the launcher's status file (`ai_llm.supervision`), when a launcher supervises this hub.
+comes from the launcher's status file (`ai_llm.hub.supervision`), when a launcher supervises this hub.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from ai_llm.common.settings import AGENT_MODULES
-from ai_llm.supervision import HubStatus, ProcessStatus, read_hub_status
+from ai_llm.hub.supervision import HubStatus, ProcessStatus, read_hub_status
 from backend.api.deps import StateDep
 from backend.api.state import agent_headers, search_gateway_url
 

@@ -23,7 +23,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ai_llm.common.a2a_server import BearerTokenMiddleware, bind_socket, serve_app
+from ai_llm.common.a2a.server import BearerTokenMiddleware, bind_socket, serve_app
 from ai_llm.common.settings import get_settings
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 
-from ai_llm.common.a2a_server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
-from ai_llm.common.events import AgentReply
+from ai_llm.common.a2a.events import AgentReply
+from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, build_agent_app, make_card
 from ai_llm.common.runtime import HubDeps, run_agent
 
 FILE_ID = "3f2c8a61-0b7e-4c1d-9a55-5b0d2c7e9f10"

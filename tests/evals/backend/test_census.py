@@ -9,7 +9,7 @@ import httpx
 import psycopg
 import pytest
 
-from ai_llm.common.db import migrate
+from ai_llm.common.store.db import migrate
 from ai_llm.evals.backend.census import STATS_SETTLE_S, per_chat, read_counters
 from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
 

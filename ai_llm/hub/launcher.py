@@ -17,7 +17,7 @@ Replicas (`--replicas rag=2,web=2`): an agent with N > 1 replicas runs as N proc
 bound to the loopback addresses 127.0.0.2 … 127.0.0.N+1 and named `internal_rag`, `internal_rag-2`, …; each
 is supervised on its own. Every child is told the replicas' URLs (`RAG_AGENT_URLS`, …, first replica as
 `RAG_AGENT_URL`), and callers that know them (the orchestrator) spread calls over them and eject, for a
-cool-down, a replica that refuses or drops connections (`ai_llm.common.a2a_client.RemoteAgent`).
+cool-down, a replica that refuses or drops connections (`ai_llm.common.a2a.client.RemoteAgent`).
 """
 
 from __future__ import annotations
@@ -39,22 +39,22 @@ from typing import Any
 
 import httpx
 
-from ai_llm.common.a2a_server import free_port
-from ai_llm.common.db import EmbeddingMismatchError, migrate, start_embedded_postgres
+from ai_llm.common.a2a.server import free_port
 from ai_llm.common.embeddings import index_model
-from ai_llm.common.process import (
+from ai_llm.common.heap import freeze_heap
+from ai_llm.common.settings import Settings, UnsafeConfigurationError, get_settings
+from ai_llm.common.store.db import EmbeddingMismatchError, migrate, start_embedded_postgres
+from ai_llm.hub.process import (
     Child,
     ForkedProcess,
     ProcessDied,
     fork_module,
-    freeze_heap,
     pid_alive,
     start_module,
     stop_child,
     wait_http,
 )
-from ai_llm.common.settings import Settings, UnsafeConfigurationError, get_settings
-from ai_llm.supervision import RestartPolicy, SupervisedProcess, Supervisor, status_path
+from ai_llm.hub.supervision import RestartPolicy, SupervisedProcess, Supervisor, status_path
 
 CARD_PATH = "/.well-known/agent-card.json"
 

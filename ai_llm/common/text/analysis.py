@@ -14,7 +14,7 @@ Text becomes a list of **terms**, in reading order:
 Terms contain only letters, digits and a decimal point, so Postgres' `simple` text-search parser keeps each
 one whole (the index stores them space-joined in `document_chunks.tokens`).
 
-Cross-language: a Korean term maps to English terms through two tables in `ai_llm/common/data/` (Hangul
+Cross-language: a Korean term maps to English terms through two tables in `ai_llm/common/text/data/` (Hangul
 loanwords such as 클럭 → clock, and a glossary of common native words such as 폐기 → discard), and an
 English term maps back to Korean through the same tables reversed. Kiwi's built-in language model also gives
 morphemes similar in meaning to a Korean one (제외 → 빼, 배제). Queries carry these as weaker alternatives

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg.types.json import Jsonb
 
-from ai_llm.common.db import Database, close_shared, migrate, open_shared
-from ai_llm.common.task_store import (
+from ai_llm.common.a2a.task_store import (
     TASK_POOL_TIMEOUT_S,
     TASK_TABLE,
     WriteOnStateChange,
     database_task_store,
     task_engine,
 )
+from ai_llm.common.store.db import Database, close_shared, migrate, open_shared
 
 if TYPE_CHECKING:
     pass

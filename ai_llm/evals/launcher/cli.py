@@ -1,4 +1,5 @@
-"""`hub up` and `hub bench startup`."""
+"""`hub bench startup`: seconds from launch until every agent card answers (cold, then warm) and the idle
+RSS of the whole hub."""
 
 from __future__ import annotations
 
@@ -23,13 +24,6 @@ SLEEP_BASELINE_S = 13.0
 
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
-    @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-    def up(ctx: typer.Context) -> None:
-        """Start the whole hub (same as `python start_agents.py`; options pass through)."""
-        from ai_llm.launcher import main as launch
-
-        raise typer.Exit(launch(list(ctx.args)))
-
     @bench_app.command("startup")
     def bench_startup(
         runs: Annotated[int, typer.Option(help="warm launches after the cold one")] = 1,

@@ -1,6 +1,6 @@
 """Start a supervised hub in a child process and act on it: for load runs and tests with real processes.
 
-    from ai_llm.hub_control import start_hub
+    from ai_llm.evals.hub_control import start_hub
 
     with start_hub(data_dir, replicas={"rag": 2, "web": 2}) as hub:
         backend = hub.url("backend")
@@ -10,7 +10,7 @@
 
 The hub is `start_agents.py` (the same launcher as `hub up`), so what is killed is restarted with back-off
 exactly as in production, and calls meanwhile go to the other replicas. Its output goes to
-`data_dir/launcher.out` and `data_dir/launcher.err`; the launcher's status file (`ai_llm.supervision`) says
+`data_dir/launcher.out` and `data_dir/launcher.err`; the launcher's status file (`ai_llm.hub.supervision`) says
 which pid serves each process now.
 
 Without supervision (a `Launcher` used in-process, as `ai_llm/evals/backend/hub.py` does), `Launcher(…, replicas=
@@ -32,8 +32,8 @@ from types import TracebackType
 from typing import Any
 
 from ai_llm.common.settings import PROJECT_ROOT
-from ai_llm.launcher import REPLICA_ALIASES
-from ai_llm.supervision import status_path
+from ai_llm.hub.launcher import REPLICA_ALIASES
+from ai_llm.hub.supervision import status_path
 
 
 class HubError(RuntimeError):

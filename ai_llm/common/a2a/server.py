@@ -63,14 +63,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ai_llm.common import identity
-from ai_llm.common.agent_card_route import agent_card_route
-from ai_llm.common.conversation_store import AgentState, ConversationStore, MemoryConversationStore
+from ai_llm.common.a2a.card_route import agent_card_route
+from ai_llm.common.a2a.events import STATUS_ERROR, AgentReply, normalize_numbers
+from ai_llm.common.a2a.request_handler import HubRequestHandler
 from ai_llm.common.degraded import collect_degraded
-from ai_llm.common.events import STATUS_ERROR, AgentReply, normalize_numbers
-from ai_llm.common.http_guard import HostOriginGuard
-from ai_llm.common.process import freeze_heap
-from ai_llm.common.request_handler import HubRequestHandler
+from ai_llm.common.heap import freeze_heap
+from ai_llm.common.http.guard import HostOriginGuard
 from ai_llm.common.settings import get_settings
+from ai_llm.common.store.conversations import AgentState, ConversationStore, MemoryConversationStore
 from ai_llm.common.usage import collect_usage
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ shown as user turns naming the function, a text answer is decoded freely, and on
 call. Requests without tools go to the stock handler unchanged (plain chat, streaming, `json_object` with a
 `schema`). `tool_choice` absent with tools means `"auto"`, as in the OpenAI API.
 
-Only the server process runs it (`python -m ai_llm.common.local_llm_server run-server`); llama_cpp is
+Only the server process runs it (`python -m ai_llm.hub.local_llm run-server`); llama_cpp is
 imported lazily so the prompt rendering can be checked without it.
 """
 

@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from ai_llm.common.process import Child, pid_alive, stop_child
+from ai_llm.hub.process import Child, pid_alive, stop_child
 
 #: running: started and answering; restarting: exited, waiting out its back-off or started again but not
 #: answering yet; gave_up: crashed too often, too soon after each start; no longer restarted.

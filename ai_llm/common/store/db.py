@@ -2,7 +2,7 @@
 
 With no `DATABASE_URL`, the embedded Postgres 16 + pgvector from `pgserver` runs with its data under
 `.data/pg` (persisting across restarts). Migrations are the numbered `.sql` files in
-`ai_llm/common/migrations/`, applied once each under an advisory lock (so concurrent processes are safe)
+`ai_llm/common/store/migrations/`, applied once each under an advisory lock (so concurrent processes are safe)
 and recorded in `schema_migrations`. `{{EMBEDDING_DIM}}` in a migration is replaced by the configured
 embedding dimension, which is recorded in `hub_meta`; a later start with another model or dimension is
 refused with a message naming the re-index command.

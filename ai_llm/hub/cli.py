@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from ai_llm.common.a2a_client import RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.client import RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.events import StatusEvent
 from ai_llm.common.cli_output import emit
-from ai_llm.common.events import StatusEvent
 from ai_llm.common.settings import get_settings
 
 app = typer.Typer(help="Agent Hub: A2A multi-agent hub.", no_args_is_help=True, add_completion=False)
@@ -30,7 +30,7 @@ app.add_typer(search_app, name="search")
 #: Modules contributing commands; each defines `register(app, eval_app, bench_app, search_app)`.
 #: The agents' modules add their runtime commands, the `ai_llm.evals` ones every `hub eval` / `hub bench`.
 PLUGINS = [
-    "ai_llm.launcher_cli",
+    "ai_llm.evals.launcher.cli",
     "ai_llm.internal_rag_agent.cli",
     "ai_llm.search_gateway.cli",
     "ai_llm.orchestrator_agent.cli",
@@ -51,6 +51,14 @@ AGENT_ALIASES = {
     "file": "file_management", "files": "file_management", "file_management": "file_management",
     "report": "report_writing", "report_writing": "report_writing",
 }
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def up(ctx: typer.Context) -> None:
+    """Start the whole hub (same as `python start_agents.py`; options pass through)."""
+    from ai_llm.hub.launcher import main as launch
+
+    raise typer.Exit(launch(list(ctx.args)))
 
 
 @app.command()

@@ -45,8 +45,8 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToDict
 
-from ai_llm.common.events import ANSWER_DELTA, AgentReply, StatusEvent, normalize_numbers
-from ai_llm.common.http_pools import pooled_client
+from ai_llm.common.a2a.events import ANSWER_DELTA, AgentReply, StatusEvent, normalize_numbers
+from ai_llm.common.http.pools import pooled_client
 
 
 class RemoteAgentError(RuntimeError):

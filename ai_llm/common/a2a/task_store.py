@@ -30,7 +30,7 @@ import psycopg
 from a2a.server.tasks import TaskStore
 from a2a.types.a2a_pb2 import ListTasksRequest, ListTasksResponse, Task, TaskState
 
-from ai_llm.common.db import Database, socket_has_news
+from ai_llm.common.store.db import Database, socket_has_news
 
 if TYPE_CHECKING:  # SQLAlchemy (≈1 s to import) is loaded only by a process that has a database
     from a2a.server.context import ServerCallContext

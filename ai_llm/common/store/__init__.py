@@ -1,0 +1,1 @@
+"""Storage: the Postgres pool and migrations, the conversation store, JSONL helpers."""
