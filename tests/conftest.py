@@ -1,6 +1,8 @@
 """Shared fixtures: real embedded Postgres, the real embedding server process, agents as real processes.
 
-Session-scoped, so the whole suite pays once for Postgres (~2 s) and the embedding model (~7 s).
+Session-scoped, so the whole suite pays once for Postgres (~2 s) and the embedding model (~7 s). Every test is
+marked `integration` when it needs one of them (or another real server or process, `INTEGRATION_FIXTURES`, or
+its module says so), else `unit`: `pytest -m unit` runs the fast in-process tests alone.
 No test talks to the OpenAI API: the LLM defaults to the offline engine because the environment has no
 key (we clear `OPENAI_*` here so a developer's shell cannot leak one in).
 """
@@ -31,6 +33,21 @@ for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HUB_TOKEN", "DATABASE_URL", "
 EVAL_DATA = Path(os.environ.get("HUB_EVAL_DATA", PROJECT_ROOT.parent / "shared" / "eval-data"))
 EMBEDDING_MODEL = "multilingual-e5-small"
 EMBEDDING_DIM = 384
+
+
+#: Fixtures that start a real process, server or database; a test that needs one (directly or through another
+#: fixture) is an integration test.
+INTEGRATION_FIXTURES = frozenset({
+    "pg_url", "embedding_server", "agent_processes", "backend_procs", "local_llm", "page_server", "gateway",
+    "fake_api", "scripted", "victim"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        heavy = bool(fixtures & INTEGRATION_FIXTURES) or any(
+            item.get_closest_marker(name) for name in ("integration", "e2e", "llm_server"))
+        item.add_marker(pytest.mark.integration if heavy else pytest.mark.unit)
 
 
 def eval_file(relative: str, what: str = "evaluation file") -> Path:

@@ -63,7 +63,7 @@ def create_app(deps: HubDeps, url: str, *, store: DocumentStore | None = None,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         db = await deps.open_db()
         file_store = store or make_store(settings)
-        for stale in file_store.incoming.glob("*.part"):  # spools of uploads cut off by a previous stop
+        for stale in file_store.incoming.glob("*.part"):  # spools of uploads cut off when the process last ended
             stale.unlink(missing_ok=True)
         index = rag_index or RagIndex(settings.agent_urls("internal_rag"), token=settings.hub_token,
                                       timeout_s=max(settings.agent_timeout_s, 300.0), eject_s=settings.agent_eject_s)

@@ -25,6 +25,7 @@ from ai_llm.common.settings import Settings
 from ai_llm.evals.rag.evaluation import evaluate, rag_environment
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
 
 def test_fallbacks_are_collected_per_request_and_nested_collections_feed_the_outer_one() -> None:
     note_degraded("outside-any-request")  # no collection open: only logged, never an error

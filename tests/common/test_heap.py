@@ -12,6 +12,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 APP = textwrap.dedent("""
     import asyncio, gc, json, os, socket
     from contextlib import asynccontextmanager

@@ -21,16 +21,20 @@ def test_every_entry_has_korean_and_english_with_the_same_placeholders() -> None
         assert _fields(texts["ko"]) == _fields(texts["en"]), key
 
 
-def test_lookup_formats_and_falls_back_to_korean() -> None:
-    key = next(k for k, t in catalog().items() if not _fields(t["ko"]))
-    assert message(key, "fr") == catalog()[key]["ko"]
-    assert message(key, "en") == catalog()[key]["en"]
-    with_field = next((k, t) for k, t in catalog().items() if _fields(t["en"]))
-    values = {name: "XYZ" for name in _fields(with_field[1]["en"])}
-    try:
-        assert "XYZ" in message(with_field[0], "en", **values)
-    except (ValueError, TypeError):  # a numeric format spec: give it a number
-        assert message(with_field[0], "en", **{n: 7 for n in values})
+def _value(spec: str) -> object:
+    """A value for a placeholder: a number where its format spec wants one (`{n:,}`, `{cost:.4f}`), else text."""
+    return 1234 if spec and spec[-1] in "bcdeEfFgGnosxX%," else "XYZ"
+
+
+def test_every_entry_formats_in_both_languages_and_an_unknown_language_reads_korean() -> None:
+    for key, texts in catalog().items():
+        specs = {name: spec for _, name, spec, _ in string.Formatter().parse(texts["en"]) if name}
+        values = {name: _value(spec or "") for name, spec in specs.items()}
+        korean, english = message(key, "ko", **values), message(key, "en", **values)
+        assert message(key, "fr", **values) == korean != english or texts["ko"] == texts["en"], key
+        for name, value in values.items():  # every value shows in both languages
+            shown = f"{value:,}" if isinstance(value, int) and "," in specs[name] else str(value)
+            assert isinstance(value, int) or (shown in korean and shown in english), (key, name)
 
 
 def test_unknown_key_is_an_error_and_language_defaults() -> None:

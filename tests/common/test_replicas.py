@@ -20,6 +20,8 @@ from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 from ai_llm.orchestrator_agent.registry import build_registry
 
 #: Generous: the machine may be busy; tests wait for behaviour, they do not time it.
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 WAIT_S = 120.0
 
 Spawn = Callable[[int, int, float], Child]

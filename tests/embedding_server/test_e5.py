@@ -25,6 +25,8 @@ from ai_llm.embedding_server.runtime import (
     resolve_runtime,
 )
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 TEXTS = [*PROBES, "query: 미세먼지 계절관리제는 언제 시행되나요?",
          "passage: 제1조 대한민국은 민주공화국이다. 대한민국의 주권은 국민에게 있고, 모든 권력은 국민으로부터 나온다.",
          "Ｆｕｌｌ-width ＡＢＣ and  double  spaces\tand tabs", "Émile's café — naïve coöperation ½ ① ㈜"]

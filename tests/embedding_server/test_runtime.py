@@ -32,6 +32,8 @@ from ai_llm.embedding_server.runtime import (
 )
 
 #: Stated tolerance of the fp32 ONNX runtime against sentence-transformers on torch.
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 ONNX_MIN_COSINE = 0.9999
 
 

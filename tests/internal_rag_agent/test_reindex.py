@@ -20,6 +20,7 @@ from ai_llm.internal_rag_agent.reindex import HNSW_INDEX, reindex_all, reindex_d
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore, StoredChunk, unpack_line_vectors
 from tests.conftest import EMBEDDING_DIM, EMBEDDING_MODEL
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
 
 class TruncatedEmbeddings:
     """The real model's vectors cut to `dimension` values, under another model name: a second model with a

@@ -6,14 +6,15 @@ import pytest
 
 from ai_llm.search_gateway.query_match import compare, is_typo, request_terms, same_request, singular
 
-ISSUE_PAIRS = [  # issue #13: cosine 0.976, 0.913 and 0.921 with all-MiniLM-L6-v2
+#: Different requests an embedding model calls the same (cosine 0.976, 0.913 and 0.921 with all-MiniLM-L6-v2).
+LOOKALIKE_PAIRS = [
     ("Korea GDP growth rate 2023", "Korea GDP growth rate 2024"),
     ("Python 3.12 release date", "Python 3.13 release date"),
     ("원달러 환율 오늘", "원엔 환율 오늘"),
 ]
 
 
-@pytest.mark.parametrize(("cached", "asked"), ISSUE_PAIRS)
+@pytest.mark.parametrize(("cached", "asked"), LOOKALIKE_PAIRS)
 def test_the_issue_pairs_are_different_requests(cached: str, asked: str) -> None:
     result = compare(cached, asked)
     assert not result.same and "different content" in result.reason

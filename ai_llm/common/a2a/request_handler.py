@@ -1,13 +1,9 @@
 """The A2A request handler of every hub agent: the a2a-sdk's `LegacyRequestHandler`, whose SubscribeToTask
 also follows a task that waits for input.
 
-Why not the SDK's default, `DefaultRequestHandlerV2`: the same JSON-RPC methods and events, but V2 runs each
-task as an `ActiveTask` (a producer, a consumer, a dispatch loop and thread-safe queues of their own, through
-which every event passes three times). A streamed call of twelve events cost its server 4.5 ms of CPU under V2
-and 2.9 ms under the legacy handler (a2a-sdk 1.3.0, same app, same client); over a 50-chat burst that was 9 %
-of the hub's CPU (4.55 → 4.15 CPU-s, eight pairs back to back). The legacy handler also keeps no task in
-memory between messages: a follow-up to a task that waits for input is rebuilt from the store, on whichever
-replica it reaches.
+Why not the SDK's default, `DefaultRequestHandlerV2`: the same JSON-RPC methods and events at about two thirds
+of the server CPU per streamed call, and no task kept in memory between messages, so a follow-up to a task that
+waits for input is rebuilt from the store on whichever replica it reaches (docs/adr/0007-legacy-request-handler.md).
 
 What the legacy handler lacked: SubscribeToTask taps the queue of the task's running execution, and a task
 parked in `input-required` has none, so its subscriber got the task and then the end of the stream although

@@ -18,8 +18,8 @@ import typer
 
 from ai_llm.common.settings import PROJECT_ROOT
 
-#: Not a measurement: a constant from the seed design, whose launcher slept 2 s after each of four agents and
-#: 5 s for the orchestrator. The ratios against it say how far readiness polling is from those fixed sleeps.
+#: Not a measurement: a launcher that sleeps a fixed time instead of polling readiness (2 s after each of four
+#: agents, 5 s for the orchestrator). The ratios against it say how far readiness polling is from those fixed sleeps.
 SLEEP_BASELINE_S = 13.0
 
 
@@ -116,7 +116,7 @@ def measure_startup(runs: int = 1, only: str | None = None) -> dict[str, Any]:
         "cold_s": round(cold["ready_s"], 2),
         "warm_s": round(warm_s, 2),
         "sleep_baseline_s": SLEEP_BASELINE_S,
-        "sleep_baseline_note": "a constant from the seed design (fixed sleeps), not measured in this run",
+        "sleep_baseline_note": "a launcher sleeping a fixed 13 s (2 s per agent, 5 s for the orchestrator), not measured in this run",
         "cold_ratio_vs_sleep": round(cold["ready_s"] / SLEEP_BASELINE_S, 3),
         "warm_ratio_vs_sleep": round(warm_s / SLEEP_BASELINE_S, 3),
         "idle_rss_gib": round(rss / 2**30, 3),

@@ -16,6 +16,7 @@ import typer
 from ai_llm.evals.backend.load import DEFAULT_PDF, load_questions, parse_levels, stage_breakdown
 from ai_llm.evals.backend.profile import cpu_seconds, summarize_profile
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
 
 def test_every_level_gets_the_same_mix_of_documents_web_and_hybrid() -> None:
     for n in (10, 50, 100, 200):

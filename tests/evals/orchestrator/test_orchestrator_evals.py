@@ -15,6 +15,7 @@ from ai_llm.common.settings import get_settings
 from ai_llm.evals.orchestrator.bench import run_bench
 from ai_llm.evals.orchestrator.cli import register
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
 
 @pytest.fixture
 def hub() -> Iterator[typer.Typer]:

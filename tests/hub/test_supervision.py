@@ -1,4 +1,4 @@
-"""The restart policy and the hub status file (the launcher's use of them runs in tests/test_launcher.py)."""
+"""The restart policy and the hub status file (the launcher's use of them runs in tests/hub/test_launcher.py)."""
 
 from __future__ import annotations
 

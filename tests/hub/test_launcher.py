@@ -27,6 +27,8 @@ from ai_llm.hub.launcher import CARD_PATH, SERVICES
 from ai_llm.hub.process import pid_alive
 from ai_llm.hub.supervision import status_path
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 T = TypeVar("T")
 #: Generous: the machine may be busy; tests wait for behaviour, they do not time it.
 WAIT_S = 180.0

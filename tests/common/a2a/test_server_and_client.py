@@ -27,6 +27,8 @@ from ai_llm.common.a2a.server import (
 from ai_llm.common.store.conversations import MemoryConversationStore
 from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 TOKEN = "t0ken-for-tests-0123456789"
 
 

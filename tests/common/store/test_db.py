@@ -20,6 +20,7 @@ from ai_llm.common.store.db import (
 )
 from tests.conftest import pg_data_dir
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
 
 async def test_migrations_are_idempotent_and_record_the_embedding_model() -> None:
     tmp_path = pg_data_dir()

@@ -17,6 +17,8 @@ import pytest
 from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.evals.hub_control import HubProcess, process_name, replicas_arg, start_hub
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 WAIT_S = 180.0
 
 

@@ -28,6 +28,8 @@ from ai_llm.hub.process import Child
 from tests.common.a2a_sdk_calls import get_task, send_to_task, state_name, subscribe, task_answer
 from tests.conftest import AgentProcesses
 
+pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
+
 STATE_AGENT = "tests.common.state_agent"
 
 
