@@ -149,8 +149,14 @@ def content_lines(text: str) -> list[str]:
     return [line.strip() for line in text.split("\n") if line.strip()]
 
 
+#: A unit of time read as a rate ("downloads per week", "3 times a day", "requests / minute"): the question asks
+#: for a count over that time, not for a duration in it.
+_RATE = re.compile(r"(\b(per|a|an|each|every)\s+|/\s*)(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)
+
+
 def asked_units(question: str) -> list[re.Pattern[str]]:
     """Patterns of the quantities a question asks for ("how many seconds" → a number of seconds)."""
+    question = _RATE.sub(" ", question)
     return [text for asked, text in UNITS if asked.search(question)]
 
 
@@ -232,10 +238,34 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             continue  # the same sentence, or a copy quoting it
         seen.append(words)
         chosen.append(quote)
+    chosen += _antecedents(chosen, candidates)
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
     return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
                     max(c.cross_similarity for c in candidates))
+
+
+#: A sentence that opens by pointing back ("This is used to protect …", "이는 …") says nothing alone.
+_ANAPHOR = re.compile(r"^(this|that|these|those|it|they|such|here|there)\b|^(이는|이것은|이러한|그러나|이 경우|이때)",
+                      re.I)
+
+
+def _antecedents(chosen: Sequence[Quote], candidates: Sequence[Quote]) -> list[Quote]:
+    """The sentence before each chosen one that opens by pointing back, from the same chunk, so the quote reads
+    whole ("ItsDangerous securely signs data … This is used to protect Flask's session cookie.")."""
+    have = {(q.chunk.key, q.position) for q in chosen}
+    by_place = {(c.chunk.key, c.position): c for c in candidates}
+    added: list[Quote] = []
+    for quote in chosen:
+        place = (quote.chunk.key, quote.position - 1)
+        if quote.position == 0 or place in have or not _ANAPHOR.match(quote.text):
+            continue
+        before = by_place.get(place)
+        if before is None:  # too short to be a candidate (a heading): not a subject
+            continue
+        have.add(place)
+        added.append(before)
+    return added
 
 
 def _words(text: str) -> set[str]:

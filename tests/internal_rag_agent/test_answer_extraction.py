@@ -65,3 +65,30 @@ def test_a_hangul_name_in_an_english_question_keeps_it_english() -> None:
     query = analyze_query(question, translate=False)
     evidence = find_evidence(question, query, stats_for(sentence), [chunk(sentence)], cross={sentence: 0.9})
     assert evidence.cross_similarity == 0.0
+
+
+def test_a_unit_of_time_in_a_rate_asks_for_a_count_not_a_duration() -> None:
+    from ai_llm.internal_rag_agent.answer_extraction import asked_units
+
+    for question in ("Roughly how many downloads per week does Requests get?", "How many requests a minute?",
+                     "How many builds / day run?"):
+        assert not any(p.search("5 weeks") or p.search("3 minutes") or p.search("2 days")
+                       for p in asked_units(question)), question
+    weeks = asked_units("How many weeks does the review take?")
+    assert weeks and all(p.search("It takes 3 weeks.") for p in weeks)
+    assert not all(p.search("It takes a while.") for p in weeks)
+
+
+def test_a_quoted_sentence_that_points_back_brings_the_one_before_it() -> None:
+    subject = "ItsDangerous securely signs data to ensure its integrity."
+    pointer = "This is used to protect Flask's session cookie."
+    other = "Werkzeug implements WSGI, the standard Python interface between applications and servers."
+    question = "Which package protects Flask's session cookie?"
+    query = analyze_query(question, translate=False)
+    text = "\n".join([other, subject, pointer])
+    evidence = find_evidence(question, query, stats_for(text), [chunk(text)])
+    quoted = [q.text for q in evidence.quotes]
+    assert pointer in quoted and subject in quoted and quoted.index(subject) < quoted.index(pointer)
+    # The first sentence of a chunk has nothing before it to bring.
+    first = find_evidence(question, query, stats_for(pointer), [chunk(pointer)])
+    assert [q.text for q in first.quotes] == [pointer]
