@@ -160,6 +160,9 @@ describe('the users tab', () => {
 
   it('is there for an administrator and opens the users page', async () => {
     const wrapper = await app({ kind: 'user', username: 'admin', admin: true, teams: [] })
+    // Five tabs: on a narrow screen the inactive ones show their icon only, so each carries its name.
+    expect(wrapper.get('nav.tabs').classes()).toContain('crowded')
+    expect(wrapper.get(tid('nav-users')).attributes('aria-label')).toBe('사용자')
     await wrapper.get(tid('nav-users')).trigger('click')
     await settle()
     expect(wrapper.findAll(tid('user-row'))).toHaveLength(3)
@@ -168,6 +171,7 @@ describe('the users tab', () => {
   it('is not there for anyone else', async () => {
     const wrapper = await app({ kind: 'user', username: 'yuna', admin: false, teams: ['영업'] })
     expect(wrapper.find(tid('nav-users')).exists()).toBe(false)
+    expect(wrapper.get('nav.tabs').classes()).not.toContain('crowded')
     expect(wrapper.find(tid('user-admin')).exists()).toBe(false)
   })
 })
