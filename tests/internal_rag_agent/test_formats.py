@@ -277,3 +277,16 @@ def test_a_document_without_headings_is_located_under_its_title() -> None:
     note = parse_document(sentence_first, "note.txt")
     assert list(_labels(note)) == [""] and split_document(note)[0].location == {}
     assert parse_document("연차 규정".encode(), "title_only.md").text == "연차 규정"
+
+
+def test_an_amending_bills_instructions_locate_the_text_under_the_article_they_amend() -> None:
+    bill = ("행정절차법 일부개정법률안\n행정절차법 일부를 다음과 같이 개정한다.\n"
+            "제41조제4항을 제6항으로 하고, 같은 조에 제4항을 다음과 같이 신설한다.\n"
+            "④ 법제처장은 입법예고를 거치지 아니한 법령안을 반려할 수 있다.\n"
+            "제43조 중 “20일이상”을 “50일 이상”으로 한다.\n"
+            "제46조(행정예고) ① 행정청은 제5조에 따른 신고를 받아야 한다.\n"
+            "제5조에 따른 신고는 서면으로 한다.\n").encode()
+    labels = list(_labels(parse_document(bill, "amendment.txt")))
+    assert labels == ["행정절차법 일부개정법률안", "행정절차법 일부개정법률안 > 제41조",
+                      "행정절차법 일부개정법률안 > 제43조", "행정절차법 일부개정법률안 > 제46조(행정예고)"]
+    # A sentence that only refers to an article ("제5조에 따른 …") is no instruction and stays where it is.

@@ -24,6 +24,11 @@ Location = dict[str, Any]
 HEADING_DEPTH = 3
 #: An article heading: `제5조(여비)`, `제43조의2 …`; not a reference such as `제43조의2를 …` or `제2조제4호 중`.
 _ARTICLE = re.compile(r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)(?:\s*(\([^)]{1,40}\)|【[^】]{1,40}】)|\s+(?!중\b)|$)")
+#: An amending bill's instruction (`제41조제4항을 제6항으로 하고, … 다음과 같이 신설한다.`, `제43조 중 "20일"을 "50일"로
+#: 한다.`): the text under it belongs to the article it amends, which names its location.
+_REF = r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)(?:\s*제\s*\d+\s*[항호](?:\s*의\s*\d+)?)*"
+_AMENDS = re.compile(rf"{_REF}(?:[을를]\s.*(?:다음과\s*같이\s*(?:신설)?한다|으?로\s*한다|삭제한다)"
+                     rf"|\s*중\s.*(?:으?로\s*한다|삭제한다)|에\s.*다음과\s*같이\s*신설한다)\.?$")
 _CHAPTER = re.compile(r"^\s*(제\s*\d+\s*(?:편|장|절|관))(?:\s+\S.{0,40})?$")
 _TITLE_CHARS = 60
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -121,7 +126,7 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
             lines.append(text)
             continue
         chapter = _CHAPTER.match(text) if articles else None
-        article = _ARTICLE.match(text) if articles else None
+        article = (_ARTICLE.match(text) or _AMENDS.match(text)) if articles else None
         if not path and not sections and not lines and _looks_like_title(text) and not (chapter or article):
             # A document without headings opens with its title (a bill's name, a law's): it names the start.
             enter(1, text)
@@ -132,8 +137,9 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
         elif article:
             # An article sits below the nearest heading; the article number (and its title) names it.
             deepest = max((level for level, _ in path), default=0)
-            level = next((lv for lv, title in path if _ARTICLE.match(title)), deepest + 1)
-            enter(level, "".join((article.group(1) + (article.group(2) or "")).split()))
+            level = next((lv for lv, name in path if _ARTICLE.match(name)), deepest + 1)
+            title = article.group(2) if article.re is _ARTICLE else None
+            enter(level, "".join((article.group(1) + (title or "")).split()))
         lines.append(text)
     flush(last=True)
     return sections
