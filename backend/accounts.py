@@ -95,6 +95,18 @@ def _check_password(password: str | None) -> None:
         raise AccountError(f"a password has at least {MIN_PASSWORD_CHARS} characters", code="password_short")
 
 
+async def _write_teams(conn: psycopg.AsyncConnection[Any], user_id: str, teams: Sequence[str]) -> None:
+    for team in teams:
+        await conn.execute("INSERT INTO user_teams (user_id, team) VALUES (%s, %s)", (user_id, team))
+
+
+async def _lock_user(conn: psycopg.AsyncConnection[Any], user_id: str) -> None:
+    """Lock the account's row until the transaction ends; `unknown_user` (404) when there is none."""
+    cur = await conn.execute("SELECT id FROM users WHERE id = %s FOR UPDATE", (user_id,))
+    if await cur.fetchone() is None:
+        raise AccountError("no such user", 404, "unknown_user")
+
+
 async def _lock_admins(conn: psycopg.AsyncConnection[Any]) -> set[str]:
     """The administrators' ids, their rows locked until the transaction ends, so two concurrent demotions or
     deletions cannot both pass the last-administrator check."""
@@ -134,8 +146,7 @@ class AccountStore:
                 "ON CONFLICT (username) DO NOTHING RETURNING id", (user_id, name, hashed, admin))
             if await cur.fetchone() is None:
                 raise AccountError(f"the username {name!r} is taken", 409, "username_taken")
-            for team in team_names:
-                await conn.execute("INSERT INTO user_teams (user_id, team) VALUES (%s, %s)", (user_id, team))
+            await _write_teams(conn, user_id, team_names)
 
         await self.db.run(write, transaction=True)
         return {"id": user_id, "username": name, "admin": admin, "teams": team_names}
@@ -143,20 +154,25 @@ class AccountStore:
     async def list_users(self) -> list[dict[str, Any]]:
         """Every account with its teams, whether it signs in with a password (False: through the proxy) and
         how many stored files it owns (what a deletion would have to hand over)."""
+        return await self._users()
+
+    async def get_user(self, user_id: str) -> dict[str, Any]:
+        """One account, as `list_users` shows it."""
+        found = await self._users("WHERE u.id = %s", (user_id,))
+        if not found:
+            raise AccountError("no such user", 404, "unknown_user")
+        return found[0]
+
+    async def _users(self, where: str = "", params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         rows = await self.db.fetch(
             "SELECT u.id, u.username, u.is_admin, u.created_at, u.password_hash IS NOT NULL AS has_password, "
             "coalesce(array_agg(t.team ORDER BY t.team) FILTER (WHERE t.team IS NOT NULL), '{}') AS teams, "
             "(SELECT count(*) FROM file_records f WHERE f.owner_id = u.id) AS documents "
-            "FROM users u LEFT JOIN user_teams t ON t.user_id = u.id GROUP BY u.id ORDER BY u.username")
+            f"FROM users u LEFT JOIN user_teams t ON t.user_id = u.id {where} GROUP BY u.id ORDER BY u.username",
+            params or None)
         return [{"id": r["id"], "username": r["username"], "admin": r["is_admin"], "teams": list(r["teams"]),
                  "password": r["has_password"], "documents": int(r["documents"]),
                  "created_at": r["created_at"].isoformat()} for r in rows]
-
-    async def get_user(self, user_id: str) -> dict[str, Any]:
-        for user in await self.list_users():
-            if user["id"] == user_id:
-                return user
-        raise AccountError("no such user", 404, "unknown_user")
 
     async def list_teams(self) -> list[dict[str, Any]]:
         """Every team someone belongs to, with its members and how many stored files are shared with it."""
@@ -177,9 +193,7 @@ class AccountStore:
 
         async def write(conn: psycopg.AsyncConnection[Any]) -> None:
             admins = await _lock_admins(conn)
-            cur = await conn.execute("SELECT id FROM users WHERE id = %s FOR UPDATE", (user_id,))
-            if await cur.fetchone() is None:
-                raise AccountError("no such user", 404, "unknown_user")
+            await _lock_user(conn, user_id)
             if admin is False and admins == {user_id}:
                 raise AccountError("the last administrator keeps the role: make another one first", 409,
                                    "last_admin")
@@ -191,8 +205,7 @@ class AccountStore:
                 await conn.execute("DELETE FROM sessions WHERE user_id = %s", (user_id,))
             if team_names is not None:
                 await conn.execute("DELETE FROM user_teams WHERE user_id = %s", (user_id,))
-                for team in team_names:
-                    await conn.execute("INSERT INTO user_teams (user_id, team) VALUES (%s, %s)", (user_id, team))
+                await _write_teams(conn, user_id, team_names)
 
         await self.db.run(write, transaction=True)
         return await self.get_user(user_id)
@@ -206,14 +219,10 @@ class AccountStore:
             raise AccountError("you cannot delete your own account", 409, "self_delete")
         if transfer_to == user_id:
             raise AccountError("files cannot be handed to the account being deleted", 422, "bad_transfer")
-        moved = 0
 
-        async def write(conn: psycopg.AsyncConnection[Any]) -> None:
-            nonlocal moved
+        async def write(conn: psycopg.AsyncConnection[Any]) -> int:
             admins = await _lock_admins(conn)
-            cur = await conn.execute("SELECT id FROM users WHERE id = %s FOR UPDATE", (user_id,))
-            if await cur.fetchone() is None:
-                raise AccountError("no such user", 404, "unknown_user")
+            await _lock_user(conn, user_id)
             if admins == {user_id}:
                 raise AccountError("the last administrator cannot be deleted", 409, "last_admin")
             cur = await conn.execute("SELECT count(*) AS n FROM file_records WHERE owner_id = %s", (user_id,))
@@ -230,11 +239,10 @@ class AccountStore:
                 # updated_at moves so the RAG catalog, which caches who may read what, recomputes.
                 await conn.execute("UPDATE document_chunks SET owner_id = %s, updated_at = now() "
                                    "WHERE owner_id = %s", (transfer_to, user_id))
-                moved = owned
             await conn.execute("DELETE FROM users WHERE id = %s", (user_id,))
+            return owned
 
-        await self.db.run(write, transaction=True)
-        return moved
+        return await self.db.run(write, transaction=True)
 
     async def _principal(self, where: str, value: str) -> Principal | None:
         row = await self.db.fetchone(
