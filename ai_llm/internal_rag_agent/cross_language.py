@@ -24,7 +24,6 @@ import numpy as np
 
 #: Sentence vectors kept (512 float32 each: 2 KiB).
 CACHE_SIZE = 20_000
-MODEL_NAME = "universal-sentence-encoder-multilingual-3"
 
 
 class CrossLingualJudge:
