@@ -60,6 +60,7 @@ class ParsedDocument:
         locations: where each unit is, as a person finds it (`formats.structure` location dicts).
         notices: what was left out and why (rows over the sheet bound, pages over the OCR bound).
         ocr: the text came from text recognition.
+        records: lines that are one table row each, kept whole by `split_document`.
     """
 
     text: str
@@ -68,6 +69,7 @@ class ParsedDocument:
     locations: dict[int, Location] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     ocr: bool = False
+    records: frozenset[str] = frozenset()
 
     def pages_between(self, start: int, end: int) -> list[int]:
         """Pages whose text overlaps the character range `[start, end)`."""
@@ -246,6 +248,7 @@ def assemble_sections(sections: list[Section], notices: list[str] | None = None)
     doc = _assemble([text for text, _ in kept], markers=False)
     doc.locations = {n: location for n, (_, location) in enumerate(kept, start=1)}
     doc.notices = list(notices or [])
+    doc.records = frozenset(normalize_page_text(line) for section in sections for line in section.records)
     return doc
 
 
@@ -366,14 +369,17 @@ def split_document(doc: ParsedDocument, chunk_size: int = 800, chunk_overlap: in
 
     Sentences are packed up to `chunk_size` characters; the next chunk starts with the previous chunk's last
     sentence when that one is at most `chunk_overlap` × 3 characters (context across the cut). A sentence
-    longer than `chunk_size` (a flattened table) is cut at spaces.
+    longer than `chunk_size` (a flattened table) is cut at spaces. A table row (`doc.records`) that fits a chunk is one sentence,
+    whatever its cells hold.
     """
     chunks: list[Chunk] = []
     spans = doc.page_spans or [(1, 0, len(doc.text))]
     for page, start, end in spans:
         sentences: list[str] = []
-        for sentence in split_sentences(doc.text[start:end]):
-            sentences.extend(_cut(sentence, chunk_size))
+        for line in doc.text[start:end].split("\n"):
+            whole = line.strip() in doc.records and len(line.strip()) <= chunk_size
+            for sentence in [line.strip()] if whole else split_sentences(line):
+                sentences.extend(_cut(sentence, chunk_size))
         current: list[str] = []
         size = 0
         for sentence in sentences:

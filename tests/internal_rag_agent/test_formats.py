@@ -8,6 +8,7 @@ import struct
 import zipfile
 from pathlib import Path
 
+import docx
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
@@ -20,7 +21,7 @@ from ai_llm.internal_rag_agent.document_parser import (
 )
 from ai_llm.internal_rag_agent.formats import structure
 from ai_llm.internal_rag_agent.formats.structure import location_label
-from tests.internal_rag_agent.documents import make_deck, make_regulation, make_word, make_workbook
+from tests.internal_rag_agent.documents import make_deck, make_regulation, make_word, make_workbook, saved
 
 DATA = Path(__file__).with_name("data")
 
@@ -92,6 +93,30 @@ def test_csv_header_is_carried_into_each_row() -> None:
                          "changes.csv")
     assert doc.text == "버전: 1.2; 날짜: 2024-01-05; 변경: 캐시 추가\n버전: 2.0; 날짜: 2025-03-01; 변경: API 변경"
     assert doc.locations[1] == {"kind": "sheet", "sheet": "changes", "rows": "2-3"}
+
+
+def test_a_table_row_is_one_line_whatever_sentences_its_cells_hold() -> None:
+    """A row is quoted whole (its description and its default together); a sheet's rows too. A row longer
+    than a chunk is cut at its sentences."""
+    document = docx.Document()
+    document.add_heading("Settings", 1)
+    table = document.add_table(rows=2, cols=3)
+    cells = {(0, 0): "Key", (0, 1): "Description", (0, 2): "Default",
+             (1, 0): "MAX_SIZE", (1, 1): "The maximum size of a form field. Set it per view.", (1, 2): "500_000"}
+    for (r, c), text in cells.items():
+        table.cell(r, c).text = text
+    document.add_paragraph("Other text. It has two sentences.")
+    lines = split_document(parse_document(saved(document), "settings.docx"))[0].content.split("\n")
+    assert "Key: MAX_SIZE; Description: The maximum size of a form field. Set it per view.; Default: 500_000" \
+        in lines
+    assert "Other text." in lines and "It has two sentences." in lines  # body text is still cut at its sentences
+    csv_text = "version,change\n2.0,First part of the change. Second part. Third part.\n"
+    chunks = split_document(parse_document(csv_text.encode(), "changes.csv"))
+    assert chunks[0].content == "version: 2.0; change: First part of the change. Second part. Third part."
+    long_row = "version,change\n3.0," + " ".join(f"Sentence number {n} of a long entry." for n in range(40)) + "\n"
+    pieces = split_document(parse_document(long_row.encode(), "long.csv"), 800, 100)
+    lines = [line for chunk in pieces for line in chunk.content.split("\n")]
+    assert "Sentence number 7 of a long entry." in lines and all(len(line) <= 800 for line in lines)
 
 
 def test_html_keeps_the_main_content_and_drops_navigation_and_banners() -> None:

@@ -22,8 +22,10 @@ from typing import Any
 from ai_llm.internal_rag_agent.formats.structure import (
     Block,
     DocumentError,
+    Record,
     Section,
     row_sentence,
+    section_of,
     sections_from_blocks,
     table_lines,
 )
@@ -140,9 +142,9 @@ def pptx_sections(data: bytes, notes_label: str = "발표자 노트") -> list[Se
             text = notes.text.strip() if notes is not None else ""
             if text:
                 lines.append(f"{notes_label}: " + " ".join(text.split()))
-        text = "\n".join(line for line in lines if line.strip())
-        if text:
-            sections.append(Section(text, {"kind": "slide", "slide": number, "title": title}))
+        section = section_of(lines, {"kind": "slide", "slide": number, "title": title})
+        if section.text:
+            sections.append(section)
     return sections
 
 
@@ -180,8 +182,7 @@ def sheet_sections(name: str, rows: Iterator[list[Any]], budget: RowBudget) -> l
         nonlocal size
         if lines:
             rows_label = f"{first}-{last}" if last != first else f"{first}"
-            text = "\n".join(lines)
-            sections.append(Section(text, {"kind": "sheet", "sheet": name, "rows": rows_label}))
+            sections.append(section_of(lines, {"kind": "sheet", "sheet": name, "rows": rows_label}))
         lines.clear()
         size = 0
 
@@ -196,7 +197,7 @@ def sheet_sections(name: str, rows: Iterator[list[Any]], budget: RowBudget) -> l
             budget.dropped += 1
             continue
         budget.left -= 1
-        sentence = row_sentence(header, cells)
+        sentence = Record(row_sentence(header, cells))
         if not sentence:
             continue
         if lines and (len(lines) >= ROWS_PER_SECTION or size + len(sentence) > _SECTION_CHARS):

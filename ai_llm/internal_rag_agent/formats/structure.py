@@ -56,10 +56,25 @@ class Block:
 
 @dataclass
 class Section:
-    """Text with the location a person finds it by."""
+    """Text with the location a person finds it by.
+
+    `records` are the lines of `text` that are one table row each (`row_sentence`): a row is quoted and
+    embedded whole, never cut at the sentence ends inside its cells ("…; Description: The maximum size. …;
+    Default: 500_000")."""
 
     text: str
     location: Location = field(default_factory=dict)
+    records: frozenset[str] = frozenset()
+
+
+class Record(str):
+    """A line that is one table row (kept whole by the sentence splitter)."""
+
+
+def section_of(lines: Sequence[str], location: Location) -> Section:
+    """A section of these lines (those that are `Record`s kept whole)."""
+    kept = [line for line in lines if line.strip()]
+    return Section("\n".join(kept), location, frozenset(str(line) for line in kept if isinstance(line, Record)))
 
 
 def row_sentence(header: Sequence[str], row: Sequence[str]) -> str:
@@ -83,7 +98,7 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
         return [" | ".join(" ".join(str(c).split()) for c in r if str(c).strip()) for r in rows]
     header = rows[0]
     lines = [" | ".join(" ".join(str(c).split()) for c in header if str(c).strip())]
-    lines.extend(sentence for sentence in (row_sentence(header, r) for r in rows[1:]) if sentence)
+    lines.extend(Record(sentence) for sentence in (row_sentence(header, r) for r in rows[1:]) if sentence)
     return lines
 
 
@@ -101,11 +116,12 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
     lines: list[str] = []
 
     def flush(last: bool = False) -> None:
-        text = "\n".join(line for line in lines if line.strip())
+        section = section_of(lines, heading_location([title for _, title in path]))
+        text = section.text
         # A heading with nothing under it before the next heading is not a section of its own (a document that
         # is nothing but a title still is).
         if text.strip() and (not (path and text == path[-1][1]) or (last and not sections)):
-            sections.append(Section(text, heading_location([title for _, title in path])))
+            sections.append(section)
         lines.clear()
 
     def enter(level: int, title: str) -> None:
