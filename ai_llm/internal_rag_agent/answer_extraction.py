@@ -3,9 +3,11 @@
 The retrieved chunks are whole sentences of one page each, one per line (`document_parser.split_document`).
 Every sentence of the best chunks is scored by what it holds of the question:
 
-* its IDF-weighted coverage of the question's salient words (any alternative of a word counts: its English
-  rendering, a similar morpheme), alone and together with its neighbours (a sentence often needs the one
-  before it for its subject);
+* its coverage of the question's salient words (any alternative of a word counts: its English rendering, a
+  similar morpheme), each word weighted by its IDF in the corpus times its IDF among the candidate sentences
+  (`local_factors`: the words every candidate shares, the document's topic, do not tell them apart); and the
+  corpus-weighted coverage of it together with its neighbours (a sentence often needs the one before it for its
+  subject);
 * the retrieval score of its chunk;
 * a bonus when the question asks for a quantity (how long / how many / 몇 / 얼마) and the sentence has a number.
 
@@ -22,8 +24,9 @@ reaches `min_cross`, and when it states the kind of value asked for.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ai_llm.common.text import HANGUL_SYLLABLE, is_korean
@@ -188,13 +191,15 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     considered = list(chunks[:CHUNKS_CONSIDERED])
     best_relevance = max((c.relevance for c in considered), default=0.0) or 1.0
     candidates: list[Quote] = []
-    for chunk in considered:
-        sentences = content_lines(chunk.hit.content)
-        terms = [analyze(s) for s in sentences]
+    analysed = [(chunk, content_lines(chunk.hit.content)) for chunk in considered]
+    analysed_terms = [[analyze(s) for s in sentences] for _, sentences in analysed]
+    factors = local_factors(query, {s: t for (_, sentences), terms in zip(analysed, analysed_terms, strict=True)
+                                    for s, t in zip(sentences, terms, strict=True) if len(s) >= MIN_SENTENCE_CHARS})
+    for (chunk, sentences), terms in zip(analysed, analysed_terms, strict=True):
         for i, sentence in enumerate(sentences):
             if len(sentence) < MIN_SENTENCE_CHARS:
                 continue
-            own = coverage(query, terms[i], stats)
+            own = coverage(query, terms[i], stats, factors=factors)
             around = range(max(0, i - 1), min(len(sentences), i + 2))
             window_terms = [t for j in around for t in terms[j]]
             window = coverage(query, window_terms, stats, known_only=True)
@@ -243,6 +248,20 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     top = candidates[:5]
     return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
                     max(c.cross_similarity for c in candidates))
+
+
+def local_factors(query: QueryTerms, sentence_terms: Mapping[str, Sequence[str]]) -> list[float]:
+    """How much each question word tells the candidate sentences apart (one factor per `query.groups` entry):
+    1 for a word one sentence holds, less the more of them hold it — the document's topic ("행정절차법",
+    "육아휴직"), which every candidate shares, says little about which of them answers; the asked-for detail
+    ("공포", "연령") does. An IDF over the candidates, scaled to (0, 1]."""
+    held = [set(words) for words in sentence_terms.values()]
+    n = len(held)
+    factors: list[float] = []
+    for group in query.groups:
+        df = sum(1 for words in held if any(t in words for t in group.alternatives))
+        factors.append(math.log(1 + n / df) / math.log(1 + n) if df and n > 1 else 1.0)
+    return factors
 
 
 #: A sentence that opens by pointing back ("This is used to protect …", "이는 …") says nothing alone.

@@ -4,7 +4,7 @@ cross-lingual model's cosine for one in the other language."""
 from __future__ import annotations
 
 from ai_llm.common.text.analysis import TermStats, analyze, analyze_query
-from ai_llm.internal_rag_agent.answer_extraction import find_evidence
+from ai_llm.internal_rag_agent.answer_extraction import find_evidence, local_factors
 from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
 from ai_llm.internal_rag_agent.vector_store import ChunkHit
 
@@ -92,3 +92,30 @@ def test_a_quoted_sentence_that_points_back_brings_the_one_before_it() -> None:
     # The first sentence of a chunk has nothing before it to bring.
     first = find_evidence(question, query, stats_for(pointer), [chunk(pointer)])
     assert [q.text for q in first.quotes] == [pointer]
+
+
+def test_the_words_every_candidate_shares_weigh_less_than_the_asked_for_detail() -> None:
+    """Every sentence of the bill names the bill; the one that answers "when does it take effect" is the one with
+    the detail asked for, though it names the bill once and the others name all of it."""
+    subjects = ("teachers", "nurses", "soldiers", "judges", "police", "firefighters", "clerks", "researchers",
+                "librarians", "diplomats", "inspectors", "auditors", "engineers", "drivers", "cooks", "guards",
+                "pilots", "sailors", "doctors", "lawyers", "curators", "planners", "analysts", "surveyors",
+                "archivists", "translators", "rangers", "wardens", "mediators", "assessors")
+    sentences = [f"The parental leave bill for local officials covers {who} as well." for who in subjects]
+    answer = "The bill takes effect six months after promulgation."
+    sentences.insert(12, answer)
+    question = "When does the parental leave bill for local officials take effect?"
+    query = analyze_query(question, translate=False)
+    factors = dict(zip((g.base for g in query.groups), local_factors(query, {s: analyze(s) for s in sentences}),
+                       strict=True))
+    assert factors["parent"] < factors["effect"] == 1.0
+    # In the corpus the bill's words are rare (one document) and "take effect" common (rules say when).
+    others = [f"Rule {n} takes effect on the first day of the month." for n in range(3)]
+    stats = stats_for("\n".join(sentences), *others, *(f"An unrelated page about topic {n}." for n in range(9)))
+    evidence = find_evidence(question, query, stats, [chunk("\n".join(sentences))], max_sentences=1)
+    assert [q.text for q in evidence.quotes] == [answer]
+
+
+def test_a_word_no_candidate_holds_keeps_its_weight() -> None:
+    query = analyze_query("바이알 냉장고", translate=False)
+    assert local_factors(query, {KOREAN: analyze(KOREAN)}) == [1.0] * len(query.groups)

@@ -336,7 +336,8 @@ def group_weight(group: TermGroup, stats: TermStats) -> float:
     return idf(min(known) if known else 1, max(stats.n, 1))
 
 
-def coverage(query: QueryTerms, terms: Iterable[str], stats: TermStats, known_only: bool = False) -> float:
+def coverage(query: QueryTerms, terms: Iterable[str], stats: TermStats, known_only: bool = False,
+             factors: Sequence[float] | None = None) -> float:
     """IDF-weighted share (0–1) of the question's salient words that `terms` holds (via any alternative).
 
     With `known_only`, words the corpus does not hold at all (no alternative has a document frequency) are left
@@ -345,12 +346,12 @@ def coverage(query: QueryTerms, terms: Iterable[str], stats: TermStats, known_on
     """
     present = set(terms)
     total = got = 0.0
-    for group in query.groups:
+    for i, group in enumerate(query.groups):
         if not group.salient:
             continue
         if known_only and not any(stats.df.get(t) for t in group.alternatives):
             continue
-        weight = group_weight(group, stats) * group.weight
+        weight = group_weight(group, stats) * group.weight * (factors[i] if factors is not None else 1.0)
         total += weight
         got += weight * max((w / group.alternatives[group.base] for t, w in group.alternatives.items()
                              if t in present), default=0.0)
