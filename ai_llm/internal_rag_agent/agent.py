@@ -446,7 +446,8 @@ class RagAgent:
         similarity = await self._sentence_similarity(question, outcome)
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
                                            outcome.chunks, 3, similarity)
-        if not evidence.lexical(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage):
+        if not evidence.unknown and not evidence.lexical(self.settings.rag_min_evidence,
+                                                         self.settings.rag_min_question_coverage):
             # The words do not answer: sentences in the other language may, by the cross-lingual model.
             across = other_language(question, list(dict.fromkeys(candidate_sentences(outcome.chunks))))
             if across:
@@ -539,8 +540,11 @@ class RagAgent:
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with
         if not self._answerable(evidence):
             data.update(status=STATUS_NO_RESULT, sources=[])
-            return {"reply": AgentReply(text=message("rag.no_result", language), data=data, agent=AGENT_NAME),
-                    "cited": []}
+            text = message("rag.no_result", language)
+            if evidence.unknown:  # the question names a version, key or CVE no document holds: say which
+                data["unknown"] = evidence.unknown
+                text += " " + message("rag.no_result_unknown", language, names=", ".join(evidence.unknown))
+            return {"reply": AgentReply(text=text, data=data, agent=AGENT_NAME), "cited": []}
         if not state.get("offline") and outcome.chunks:
             async def generating() -> None:
                 await _progress(config)(message("rag.generating", language, n=len(shown)),

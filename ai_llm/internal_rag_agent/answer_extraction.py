@@ -129,21 +129,38 @@ class Evidence:
     best_coverage: float
     question_coverage: float = 0.0
     cross_similarity: float = 0.0  # best cross-lingual cosine of a sentence in the other language
+    unknown: list[str] = field(default_factory=list)  # identifiers the question names and no document holds
 
     def lexical(self, min_evidence: float, min_question_coverage: float = 0.0) -> bool:
         """Enough of what the question asks, among the words the documents know, is in the best window — and
-        enough of the whole question (an unrelated question shares a word or two with any document)."""
-        return bool(self.quotes) and self.best_coverage >= min_evidence \
+        enough of the whole question (an unrelated question shares a word or two with any document) — and the
+        documents hold every identifier the question names."""
+        return bool(self.quotes) and not self.unknown and self.best_coverage >= min_evidence \
             and self.question_coverage >= min_question_coverage
 
     def answerable(self, min_evidence: float, min_question_coverage: float = 0.0,
                    min_cross: float | None = None) -> bool:
         """`lexical`, or a sentence in the other language whose cross-lingual cosine reaches `min_cross`
         (None: not used)."""
-        if not self.quotes:
+        if not self.quotes or self.unknown:
             return False
         return self.lexical(min_evidence, min_question_coverage) or (
             min_cross is not None and 0.0 < self.cross_similarity and self.cross_similarity >= min_cross)
+
+
+#: A name the question gives one thing by — a version ("2.24.0"), a setting's key ("SQLALCHEMY_DATABASE_URI"), a
+#: CVE — is not the asker's own wording: when no document holds it, no document is about that thing.
+_IDENTIFIER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\d)|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\bCVE-\d{4}-\d{4,}\b")
+
+
+def unknown_identifiers(question: str, stats: TermStats) -> list[str]:
+    """The identifiers of the question (`_IDENTIFIER`) that no indexed chunk holds."""
+    unknown: list[str] = []
+    for match in _IDENTIFIER.finditer(question):
+        terms = analyze(match.group())
+        if terms and not stats.df.get(terms[0]):
+            unknown.append(match.group())
+    return unknown
 
 
 def content_lines(text: str) -> list[str]:
@@ -227,8 +244,9 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
                 across = cross[sentence]
             candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
                                     round(across, 4)))
+    unknown = unknown_identifiers(question, stats)
     if not candidates:
-        return Evidence([], 0.0)
+        return Evidence([], 0.0, unknown=unknown)
     candidates.sort(key=lambda q: q.score, reverse=True)
     best = candidates[0]
     chosen = [best]
@@ -247,7 +265,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
     return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
-                    max(c.cross_similarity for c in candidates))
+                    max(c.cross_similarity for c in candidates), unknown)
 
 
 def local_factors(query: QueryTerms, sentence_terms: Mapping[str, Sequence[str]]) -> list[float]:

@@ -125,6 +125,18 @@ async def test_unrelated_questions_come_back_no_result(rag_agent: RagAgent, corp
         assert "찾지 못했습니다" in reply.text
 
 
+async def test_a_version_no_document_holds_comes_back_no_result_and_says_which(rag_agent: RagAgent,
+                                                                              corpus: Corpus) -> None:
+    """The travel policy answers about hotel costs, but not about a version of it that no document has."""
+    state, _ = await ask(rag_agent, "How much are hotel costs reimbursed per night?", language="en")
+    assert state["reply"].data["status"] == "ok"
+    state, _ = await ask(rag_agent, "How much are hotel costs reimbursed per night in travel policy 7.3.1?",
+                         language="en")
+    reply = state["reply"]
+    assert reply.data["status"] == "no_result" and reply.data["unknown"] == ["7.3.1"]
+    assert "7.3.1" in reply.text and reply.data["sources"] == []
+
+
 async def test_contextualize_rewrites_a_follow_up_with_history(rag_agent: RagAgent, corpus: Corpus) -> None:
     history = [{"role": "user", "text": "What does the travel policy say about hotel costs?"},
                {"role": "agent", "text": "Hotel costs are reimbursed up to 150 dollars per night."}]

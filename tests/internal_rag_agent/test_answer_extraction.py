@@ -4,7 +4,7 @@ cross-lingual model's cosine for one in the other language."""
 from __future__ import annotations
 
 from ai_llm.common.text.analysis import TermStats, analyze, analyze_query
-from ai_llm.internal_rag_agent.answer_extraction import find_evidence, local_factors
+from ai_llm.internal_rag_agent.answer_extraction import find_evidence, local_factors, unknown_identifiers
 from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
 from ai_llm.internal_rag_agent.vector_store import ChunkHit
 
@@ -119,3 +119,18 @@ def test_the_words_every_candidate_shares_weigh_less_than_the_asked_for_detail()
 def test_a_word_no_candidate_holds_keeps_its_weight() -> None:
     query = analyze_query("바이알 냉장고", translate=False)
     assert local_factors(query, {KOREAN: analyze(KOREAN)}) == [1.0] * len(query.groups)
+
+
+def test_a_version_key_or_cve_no_document_holds_means_no_answer() -> None:
+    text = "Requests 2.31.0 fixed CVE-2023-32681. The MAX_CONTENT_LENGTH key limits a request body."
+    stats = stats_for(text)
+    assert unknown_identifiers("What did Requests 2.31.0 fix?", stats) == []
+    assert unknown_identifiers("What did Requests 2.24.0 fix, and what is CVE-2023-32681?", stats) == ["2.24.0"]
+    assert unknown_identifiers("What is SQLALCHEMY_DATABASE_URI, unlike MAX_CONTENT_LENGTH?", stats) == \
+        ["SQLALCHEMY_DATABASE_URI"]
+    assert unknown_identifiers("Is CVE-2024-1234 fixed?", stats) == ["CVE-2024-1234"]
+    for question, answers in (("When was Requests 2.31.0 released and what did it fix?", True),
+                              ("When was Requests 2.24.0 released and what did it fix?", False)):
+        query = analyze_query(question, translate=False)
+        evidence = find_evidence(question, query, stats, [chunk(text)])
+        assert evidence.answerable(0.2, 0.0, min_cross=0.0) is answers, question

@@ -13,6 +13,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "saving": {"ko": "💾 '{file_name}': 조각 {chunks}개 저장 중…", "en": "💾 '{file_name}': saving {chunks} chunks…"},
     "no_result": {"ko": "사내 문서에서 관련 내용을 찾지 못했습니다.",
                   "en": "I could not find anything relevant in the internal documents."},
+    "no_result_unknown": {"ko": "질문의 다음 항목은 어느 사내 문서에도 나오지 않습니다: {names}",
+                          "en": "These names in the question appear in no internal document: {names}"},
     "clarify": {"ko": "어떤 내용을 가리키는지 알 수 없습니다. 대상(문서나 주제)을 넣어 질문을 다시 말씀해 주세요.",
                 "en": "I can't tell what this refers to. Please restate the question with the document or topic."},
     "clarify_index": {"ko": "색인할 파일이 없습니다. 파일을 업로드하거나 파일 정보를 함께 보내 주세요.",
