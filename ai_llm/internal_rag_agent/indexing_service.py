@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 ProgressHook = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
+#: The reason of a document whose indexing an unexpected error stopped (its earlier index, if any, is kept).
+UNEXPECTED_REASON = "an unexpected error stopped the indexing (the server log has the details); nothing was changed."
+
+
 @dataclass
 class DocumentInput:
     """A document to index, as sent in the `index_document` skill's data part.
@@ -191,9 +195,10 @@ class IndexingService:
             return result("error", reason=f"embedding failed: {exc}")
         except VectorStoreError as exc:
             return result("error", reason=f"saving failed: {exc}")
-        except Exception as exc:  # a database error etc.: reported per document, the batch goes on
+        except Exception:  # a database error, a reader's bug: reported per document, the batch goes on
             log.exception("indexing %s failed", doc.storage_ref)
-            return result("error", reason=f"{type(exc).__name__}: {exc}")
+            # The person sees the reason: the exception's text stays in the server log.
+            return result("error", reason=UNEXPECTED_REASON)
 
     async def index_many(self, docs: Sequence[DocumentInput],
                          on_progress: ProgressHook | None = None) -> list[IndexResult]:

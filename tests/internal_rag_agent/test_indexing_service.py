@@ -124,3 +124,32 @@ async def test_real_pdf_chunks_keep_their_pages(rag_agent: RagAgent, db: Databas
                                "ORDER BY chunk_index LIMIT 1", (ref, 4))
     assert tokens and "감액" in tokens["tokens"].split()  # Hangul bigrams in the keyword column
     await rag_agent.indexing.delete(ref)
+
+
+async def test_a_readers_bug_is_reported_without_its_exception_text(
+        rag_agent: RagAgent, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unexpected error inside a reader fails that document with a reason a person can read (the traceback
+    goes to the log), keeps the document's earlier chunks, and the batch goes on."""
+    from ai_llm.internal_rag_agent import indexing_service
+
+    ref, other = unique_ref("bug"), unique_ref("fine")
+    first = await rag_agent.indexing.index_one(DocumentInput(ref, "notes.md", content_b64=b64(
+        "# 규정\n출장비 정산은 출장 종료 후 14일 이내에 신청한다.".encode())))
+    assert first.status == "success"
+    before = await chunk_rows(db, ref)
+
+    def broken(data: bytes, name: str, *_: object) -> object:
+        if name == "notes.md":
+            raise IndexError("string index out of range")
+        return real(data, name, *_)
+
+    real = indexing_service.parse_document
+    monkeypatch.setattr(indexing_service, "parse_document", broken)
+    results = await rag_agent.indexing.index_many([
+        DocumentInput(ref, "notes.md", content_b64=b64("# 규정\n바뀐 내용이다.".encode())),
+        DocumentInput(other, "other.md", content_b64=b64("# 다른 규정\n회의는 매주 월요일에 한다.".encode())),
+    ])
+    assert [r.status for r in results] == ["error", "success"]
+    assert results[0].reason == indexing_service.UNEXPECTED_REASON
+    assert "IndexError" not in (results[0].reason or "") and "string index" not in (results[0].reason or "")
+    assert await chunk_rows(db, ref) == before
