@@ -94,9 +94,20 @@ class Chunk:
     location: Location | None = None
 
 
+#: Enclosed numbers and letters (①, ⑵, ㉠): a Korean statute's paragraph and item marks, read as written.
+_ENCLOSED = re.compile(r"([\u2460-\u24ff\u3200-\u32ff]+)")
+
+
+def _nfkc(text: str) -> str:
+    """NFKC, except the enclosed marks (NFKC turns "①(시행일)" into "1(시행일)")."""
+    parts = _ENCLOSED.split(text)
+    return "".join(part if i % 2 else unicodedata.normalize("NFKC", part) for i, part in enumerate(parts))
+
+
 def normalize_page_text(text: str) -> str:
-    """NFKC (ligatures such as `ﬁ`), unify line ends, collapse runs of spaces, drop blank-line runs."""
-    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    """NFKC (ligatures such as `ﬁ`; enclosed marks such as ① kept), unify line ends, collapse runs of spaces,
+    drop blank-line runs."""
+    text = _nfkc(text).replace("\r\n", "\n").replace("\r", "\n")
     text = text.replace("\x00", "")
     text = re.sub(r"[ \t\f\v\u00a0]+", " ", text)
     text = re.sub(r" *\n *", "\n", text)
@@ -292,7 +303,9 @@ def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocum
 
 
 def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
-    texts = [normalize_page_text(page) for page in pages]
+    from ai_llm.internal_rag_agent.formats.ocr import restore_paragraph_numbers
+
+    texts = [restore_paragraph_numbers(normalize_page_text(page)) for page in pages]
     if sum(len(re.sub(r"\s", "", t)) for t in texts) < _MIN_TEXT_CHARS:
         raise DocumentError("no text was found in the scan (text recognition read nothing).", "no_text")
     doc = _assemble(rebuild_pages(texts), markers=True)

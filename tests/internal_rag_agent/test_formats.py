@@ -19,7 +19,7 @@ from ai_llm.internal_rag_agent.document_parser import (
     parse_document,
     split_document,
 )
-from ai_llm.internal_rag_agent.formats import structure
+from ai_llm.internal_rag_agent.formats import ocr, structure
 from ai_llm.internal_rag_agent.formats.structure import location_label
 from tests.internal_rag_agent.documents import make_deck, make_regulation, make_word, make_workbook, saved
 
@@ -151,6 +151,37 @@ def test_plain_text_and_markdown_get_article_and_heading_locations() -> None:
     assert list(_labels(parse_document(law, "law.txt"))) == ["제1조(목적)", "제2조(정의)"]
     guide = b"# Guide\n\nStart here with the basics.\n\n## Setup\n\nRun make run to start every agent.\n"
     assert _labels(parse_document(guide, "guide.md"))["Guide > Setup"] == "Setup\nRun make run to start every agent."
+
+
+def test_circled_paragraph_numbers_are_kept_as_written() -> None:
+    law = "제7조(시행일) ① 이 규정은 공포한 날부터 시행한다.\n② 제1항에도 불구하고 제3조는 다음 달부터 시행한다.\n".encode()
+    text = parse_document(law, "law.txt").text
+    assert "① 이 규정은" in text and "② 제1항에도" in text  # NFKC would make them "1", "2"
+    assert parse_document("ﬁle Ｆｕｌｌ".encode(), "a.txt").text == "file Full"  # other compatibility forms fold
+
+
+def test_misread_paragraph_numbers_of_a_korean_scan_are_restored_in_order() -> None:
+    """Tesseract's Korean model has no ① in its character set: these are marks it gave for ①②③ (and the
+    부칙's ①②) on rendered statute pages."""
+    read = ("제50조의3(간호과의 특례) 0 대통령령이 정하는 간호과의 수업연한은 4년으로 한다.\n"
+            "6 제1항의 간호과를 마친 자에게는 학사학위를 수여한다.\n"
+            "(3) 제2항의 학위에 필요한 사항은 대통령령으로 정하되, 그 종류는\n"
+            "3 개 이내로 한다.\n"
+            "1. 이 목록의 항목은 그대로 둔다.\n"
+            "부 칙\n"
+            "00(시행일) 이 법은 공포 후 6개월이 경과한 날부터 시행한다.\n"
+            "@ 이 법 시행 당시 재학 중인 자는 종전의 규정에 따른다.")
+    restored = ocr.restore_paragraph_numbers(read).split("\n")
+    assert restored[0] == "제50조의3(간호과의 특례) ① 대통령령이 정하는 간호과의 수업연한은 4년으로 한다."
+    assert restored[1].startswith("② 제1항의") and restored[2].startswith("③ 제2항의")
+    assert restored[3] == "3 개 이내로 한다."  # inside a sentence: a number, not a mark
+    assert restored[4] == "1. 이 목록의 항목은 그대로 둔다."
+    assert restored[6] == "①(시행일) 이 법은 공포 후 6개월이 경과한 날부터 시행한다."
+    assert restored[7].startswith("② 이 법 시행 당시")
+    english = "Step 1 of the guide.\n0 items are left.\n@ mentions work."
+    assert ocr.restore_paragraph_numbers(english) == english
+    no_article = "회의 결과를 정리했다.\n6 개 부서가 참석했다."
+    assert ocr.restore_paragraph_numbers(no_article) == no_article
 
 
 def _english_scan(lines: list[str]) -> Image.Image:

@@ -14,6 +14,7 @@ import functools
 import io
 import logging
 import os
+import re
 import shutil
 import subprocess
 from collections import deque
@@ -33,6 +34,62 @@ PAGE_TIMEOUT_S = 120
 PAGE_SEGMENTATION = "4"
 PageProgress = Callable[[int, int], None]
 _ENV = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+#: An article's head, "제7조(휴가의 신청)", and what follows it on the line.
+_ARTICLE_HEAD = re.compile(r"^(제\s*\d+\s*조(?:\s*의\s*\d+)?\s*\([^()]{1,40}\))\s*")
+_SUPPLEMENT = re.compile(r"^부\s*칙$")
+#: What Tesseract's Korean model makes of a circled paragraph number (it has no ① in its character set):
+#: "@", "©", "(0", "(3)", "00", "O", "(2/" — before a space and the paragraph's first word, or before a
+#: "(시행일)" title.
+_MISREAD_MARK = re.compile(r"^(?:\(?[0-9@©®OoQ]{1,2}[)/]?|\(@\)?)(?:\s+(?=[\uac00-\ud7a3「“\"(])|(?=\([\uac00-\ud7a3]))")
+_PARAGRAPH_END = re.compile(r"(다|함|음|임)\.?$|\.$")
+
+
+def restore_paragraph_numbers(page: str) -> str:
+    """A Korean statute page's paragraph numbers (①②③) as printed, where Tesseract misread them.
+
+    A statute numbers an article's paragraphs ①, ②, … in order (and the 부칙's, after it). A line that opens
+    with a misread mark (`_MISREAD_MARK`) right after an article's head, or after a line that ends a sentence
+    inside an article, is that article's next paragraph; its mark is replaced by the circled number the order
+    gives. Anything else — a line inside a sentence, a list item "1.", a page without articles — is left as read.
+    """
+    if not re.search(r"[\uac00-\ud7a3]", page):
+        return page
+    out: list[str] = []
+    following: int | None = None  # the number of the article's next paragraph, inside an article
+    previous = ""
+    for line in page.split("\n"):
+        text = line.strip()
+        head = _ARTICLE_HEAD.match(text)
+        if head:
+            rest = text[head.end():]
+            mark = _MISREAD_MARK.match(rest)
+            if mark:
+                text, following = f"{head.group(1)} {CIRCLED[0]}{_after(mark, rest)}", 2
+            else:
+                following = 1 if not rest else None  # a one-paragraph article has no numbers
+        elif _SUPPLEMENT.match(text.replace(" ", "")):
+            following = 1
+        elif following is not None and following <= len(CIRCLED) and (
+                _PARAGRAPH_END.search(previous) or _ARTICLE_HEAD.match(previous) or
+                _SUPPLEMENT.match(previous.replace(" ", ""))):
+            mark = _MISREAD_MARK.match(text)
+            if mark:
+                text = f"{CIRCLED[following - 1]}{_after(mark, text)}"
+                following += 1
+            elif text and text[0] in CIRCLED:
+                following = CIRCLED.index(text[0]) + 2
+        out.append(text)
+        if text:
+            previous = text
+    return "\n".join(out)
+
+
+def _after(mark: re.Match[str], text: str) -> str:
+    """The line after its misread mark, with the space that followed the mark (none before a "(title)")."""
+    return (" " if mark.group()[-1:].isspace() else "") + text[mark.end():]
 
 
 def _tesseract() -> str:
