@@ -447,7 +447,8 @@ class RagAgent:
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
                                            outcome.chunks, 3, similarity)
         if not evidence.unknown and not evidence.lexical(self.settings.rag_min_evidence,
-                                                         self.settings.rag_min_question_coverage):
+                                                         self.settings.rag_min_question_coverage,
+                                                         self.settings.rag_min_question_similarity):
             # The words do not answer: sentences in the other language may, by the cross-lingual model.
             across = other_language(question, list(dict.fromkeys(candidate_sentences(outcome.chunks))))
             if across:
@@ -510,7 +511,7 @@ class RagAgent:
 
     def _answerable(self, evidence: Evidence) -> bool:
         return evidence.answerable(self.settings.rag_min_evidence, self.settings.rag_min_question_coverage,
-                                   self.settings.rag_min_cross_similarity)
+                                   self.settings.rag_min_cross_similarity, self.settings.rag_min_question_similarity)
 
     def _after_search(self, state: RagState) -> str:
         found = self._answerable(state["evidence"])
@@ -535,6 +536,7 @@ class RagAgent:
         data: dict[str, Any] = {"queries": outcome.queries, "max_score": round(evidence.best_coverage, 4),
                                 "question_coverage": round(evidence.question_coverage, 4),
                                 "cross_similarity": round(evidence.cross_similarity, 4),
+                                "question_similarity": round(evidence.similarity, 4),
                                 "question": state["question"]}
         if state.get("context"):
             data["context"] = state["context"]  # the earlier turn a follow-up was searched with

@@ -13,8 +13,9 @@ Every sentence of the best chunks is scored by what it holds of the question:
 
 The answer quotes the best one to three sentences — whole, in reading order, each with its file and page —
 and the documents are said to answer only when the best sentence window covers enough of the question
-(`min_evidence`, tuned on the dev split): the `no_result` decision rests on what the text holds, not on a
-retrieval score calibrated on one set.
+(`min_evidence`, tuned on the dev split) and enough of all its words, or reads like it (the embedding model's
+similarity of the best sentence, for a question in everyday words): the `no_result` decision rests on what
+the text holds, not on a retrieval score calibrated on one set.
 
 Word coverage cannot be measured across languages (a Korean question's words are in no English sentence), so
 a sentence in the other language than the question's (Korean or not, by `text.is_korean`) is judged by a
@@ -130,21 +131,27 @@ class Evidence:
     question_coverage: float = 0.0
     cross_similarity: float = 0.0  # best cross-lingual cosine of a sentence in the other language
     unknown: list[str] = field(default_factory=list)  # identifiers the question names and no document holds
+    similarity: float = 0.0  # the embedding model's similarity (0-1) of the question to the best sentence
 
-    def lexical(self, min_evidence: float, min_question_coverage: float = 0.0) -> bool:
+    def lexical(self, min_evidence: float, min_question_coverage: float = 0.0,
+                min_similarity: float | None = None) -> bool:
         """Enough of what the question asks, among the words the documents know, is in the best window — and
-        enough of the whole question (an unrelated question shares a word or two with any document) — and the
-        documents hold every identifier the question names."""
-        return bool(self.quotes) and not self.unknown and self.best_coverage >= min_evidence \
-            and self.question_coverage >= min_question_coverage
+        enough of the whole question (an unrelated question shares a word or two with any document), or the
+        best sentence reads like the question (its similarity reaches `min_similarity`: a question in everyday
+        words holds few of the document's words) — and the documents hold every identifier the question
+        names."""
+        if not self.quotes or self.unknown or self.best_coverage < min_evidence:
+            return False
+        return self.question_coverage >= min_question_coverage or (
+            min_similarity is not None and self.similarity >= min_similarity)
 
     def answerable(self, min_evidence: float, min_question_coverage: float = 0.0,
-                   min_cross: float | None = None) -> bool:
+                   min_cross: float | None = None, min_similarity: float | None = None) -> bool:
         """`lexical`, or a sentence in the other language whose cross-lingual cosine reaches `min_cross`
         (None: not used)."""
         if not self.quotes or self.unknown:
             return False
-        return self.lexical(min_evidence, min_question_coverage) or (
+        return self.lexical(min_evidence, min_question_coverage, min_similarity) or (
             min_cross is not None and 0.0 < self.cross_similarity and self.cross_similarity >= min_cross)
 
 
@@ -265,7 +272,8 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
     return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
-                    max(c.cross_similarity for c in candidates), unknown)
+                    max(c.cross_similarity for c in candidates), unknown,
+                    (similarity or {}).get(best.text, 0.0))
 
 
 def local_factors(query: QueryTerms, sentence_terms: Mapping[str, Sequence[str]]) -> list[float]:

@@ -134,3 +134,23 @@ def test_a_version_key_or_cve_no_document_holds_means_no_answer() -> None:
         query = analyze_query(question, translate=False)
         evidence = find_evidence(question, query, stats, [chunk(text)])
         assert evidence.answerable(0.2, 0.0, min_cross=0.0) is answers, question
+
+
+def test_a_question_in_everyday_words_answers_when_the_sentence_reads_like_it() -> None:
+    """"야근하면 저녁값 얼마까지 돼?" holds few of the regulation's words: the best sentence's similarity stands
+    in for question coverage, never for word evidence."""
+    sentence = "연장근로 시 석식비는 1인당 1식 12,000원 이내에서 집행한다."
+    question = "야근하고 저녁 먹으면 석식비 얼마까지 처리돼요?"
+    query = analyze_query(question, translate=False)
+    stats = stats_for(sentence, "회의비는 1인당 1회 4만원 이내로 한다.")
+    plain = find_evidence(question, query, stats, [chunk(sentence)])
+    assert plain.best_coverage >= 0.2 and plain.question_coverage < 0.5
+    assert not plain.lexical(0.2, 0.5) and plain.similarity == 0.0
+    similar = find_evidence(question, query, stats, [chunk(sentence)], similarity={sentence: 0.7})
+    assert similar.similarity == 0.7
+    assert similar.lexical(0.2, 0.5, min_similarity=0.6) and similar.answerable(0.2, 0.5, min_similarity=0.6)
+    assert not similar.lexical(0.2, 0.5, min_similarity=0.8) and not similar.lexical(0.2, 0.5)
+    # Without word evidence no similarity answers: the other sentence holds none of the question's known words.
+    other = "회의비는 1인당 1회 4만원 이내로 한다."
+    unrelated = find_evidence(question, query, stats, [chunk(other)], similarity={other: 0.95})
+    assert unrelated.best_coverage < 0.2 and not unrelated.lexical(0.2, 0.5, min_similarity=0.6)
