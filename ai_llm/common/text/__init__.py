@@ -95,6 +95,8 @@ _SENTENCE_END = re.compile(r"""([.!?。]["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0
 #: A paragraph's opening list marker ("1.", "10.", "1의2.", "가.", "a.", "iv."): the item goes on after it.
 _LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}(?:의\d{1,2})?|[가-하]|[a-zA-Z]|[ivxIVX]{1,4})[.)]$")
 _KOREAN_END = re.compile(r"(?<=[다요음함됨임])\.\s*(?=\S)")
+#: "다." opening a piece is the third item's marker ("가.", "나.", "다."), not a sentence ending in 다.
+_KOREAN_MARKER = re.compile(r"^다\.\s+")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -126,7 +128,11 @@ def split_sentences(text: str) -> list[str]:
         pieces.append(paragraph[start:])
         for piece in pieces:
             # Korean text often has no space after a sentence-final `다.` (PDF extraction drops it).
-            parts = _KOREAN_END.split(piece.strip())
+            piece = piece.strip()
+            marker = _KOREAN_MARKER.match(piece)
+            head, piece = (piece[:marker.end()], piece[marker.end():]) if marker else ("", piece)
+            parts = _KOREAN_END.split(piece)
+            parts[0] = head + parts[0]
             out.extend(part.strip() + ("." if i < len(parts) - 1 else "")
                        for i, part in enumerate(parts) if part.strip())
     return out
