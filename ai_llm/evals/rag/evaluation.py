@@ -13,7 +13,8 @@ question, which must come back `no_result`. A document without pages (Word, slid
   (lower-cased, NFKC, all whitespace removed, as in benchmarks/data/README.md);
 * `answer_hit` — the same test on the answer text itself;
 * `evidence_in_answer` — answerable items with an `evidence` span (the sentence that answers) whose span is
-  contained in the reply text the person reads (whitespace collapsed; for Korean, spaces removed);
+  contained in the reply text the person reads (whitespace collapsed; for Korean, spaces removed); a table
+  row's evidence is its cells, and matches the row as shown (`header: value; …`, `row_values`);
 * `no_answer_accuracy` — unanswerable questions answered `no_result`;
 * `false_no_result` — answerable questions wrongly answered `no_result`;
 * latency per question (mean, p50, p95);
@@ -135,7 +136,19 @@ def evidence_shown(evidence: str, reply_text: str) -> bool:
         return re.sub(r"\s+", "" if drop_spaces else " ", text).strip()
 
     korean = bool(re.search(r"[\uac00-\ud7a3]", evidence))
-    return clean(evidence, korean) in clean(rendered_text(reply_text), korean)
+    shown = rendered_text(reply_text)
+    return any(clean(evidence, korean) in clean(form, korean) for form in (shown, row_values(shown)))
+
+
+#: A table row as the hub shows it: `header: value; header: value` (`formats.structure.row_sentence`).
+_ROW = re.compile(r"[^:;\n]{1,40}: [^;\n]*(?:; [^:;\n]{1,40}: [^;\n]*)+")
+_LABEL = re.compile(r"(?:^|(?<=; ))[^:;\n]{1,40}: ")
+
+
+def row_values(text: str) -> str:
+    """`text` with each table row's cells as the table shows them, values only ("구분: 임차료; 2024년: 340" →
+    "임차료 340"): a row's evidence is written as its cells."""
+    return _ROW.sub(lambda m: _LABEL.sub("", m.group()).replace("; ", " "), text)
 
 
 def rendered_text(markdown: str) -> str:

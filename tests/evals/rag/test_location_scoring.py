@@ -46,6 +46,10 @@ def test_a_folders_readme_describes_the_set_and_is_not_one_of_its_documents(tmp_
      "> However, if the blueprint does not have a `url_prefix`, it is **not** possible.", True),
     ("the full fix requires urllib3 2.7.0+", "> Note the full fix requires\n> urllib3 2.7.0+.", True),
     ("1. 제1항에 따른 입법예고절차를 거치지 아니한 법령안", "> 1. 제1항에 따른 입법예고절차를\n> 거치지 아니한 법령안", True),
+    # A table row's evidence is its cells; the reply shows the row as `header: value; …`.
+    ("외부 창고 임차료(백만원) 180 260 340", "> 구분: 외부 창고 임차료(백만원); 2022년: 180; 2023년: 260; 2024년: 340", True),
+    ("외부 창고 임차료(백만원) 180 260 340", "> 구분: 외부 창고 임차료(백만원); 2022년: 180; 2023년: 260", False),
+    ("Hotel 80 dollars a night", "> Item: Hotel; Limit: 80 dollars a night", True),
     # A fragment of the sentence, another case or another number is not the sentence shown.
     ("if the blueprint does not have a url_prefix", "> if the blueprint has a `url_prefix`", False),
     ("The default is 88.", "> the default is 88.", False),
