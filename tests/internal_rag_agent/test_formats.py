@@ -184,6 +184,28 @@ def test_misread_paragraph_numbers_of_a_korean_scan_are_restored_in_order() -> N
     assert ocr.restore_paragraph_numbers(no_article) == no_article
 
 
+def test_a_korean_page_is_read_again_with_the_korean_model_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    answers = {"korean": {"kor+eng": "입사 후 3개월이 지난 정규직 임직원은 WALLS 신청할 수 있다.",
+                          "kor": "입사 후 3개월이 지난 정규직 임직원은 원격근무를 신청할 수 있다."},
+               "english": {"kor+eng": "Restores are requested through the desk.", "kor": "garbage 0107"},
+               "mixed": {"kor+eng": "WMS 교체 비용은 620 million won for the WMS system upgrade.", "kor": "x"}}
+    page = {"name": ""}
+
+    def recognise(_png: bytes, languages: str) -> str:
+        calls.append(languages)
+        return answers[page["name"]][languages]
+
+    monkeypatch.setattr(ocr, "_recognise", recognise)
+    monkeypatch.setattr(ocr, "ocr_languages", lambda: "kor+eng")
+    image = Image.new("L", (10, 10), 255)
+    for name, expected, languages in (("korean", answers["korean"]["kor"], ["kor+eng", "kor"]),
+                                      ("english", answers["english"]["kor+eng"], ["kor+eng"]),
+                                      ("mixed", answers["mixed"]["kor+eng"], ["kor+eng"])):
+        page["name"], calls[:] = name, []
+        assert ocr.read_page(image) == expected and calls == languages, name
+
+
 def _english_scan(lines: list[str]) -> Image.Image:
     image = Image.new("L", (1400, 120 + 60 * len(lines)), 255)
     draw = ImageDraw.Draw(image)
