@@ -119,7 +119,7 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—\s]*\d{1,4}(?:\s*(?:of|/)\s*\d{
 _CHECKBOXES = re.compile(r"^[\W_]*(?:(?:yes|no|n/?a)\b[\W_]*)+$", re.I)
 _TRAILING_CHECKBOXES = re.compile(r"(?:\s+[\uf000-\uf8ff\u2610\u25a1]?\s*(?:Yes|No)\b){2,}\s*$")
 _BLOCK_START = re.compile(
-    r"^(?:[•●○◦▪■□◇◆▶►※☞ㅇ\-–·*\uf0b7\uf0a7]|[①-⑳➀-➓]|\d{1,2}[.)]\s|[A-Za-z][.)]\s"
+    r"^(?:[•●○◦▪■□◇◆▶►※☞ㅇ\-–·*\uf0b7\uf0a7]|[①-⑳➀-➓]|\d{1,2}[.)]\s|[A-Za-z][.)]\s|제\s?\d+\s?조(?:의\s?\d+)?\s?\("
     r"|[IVX]{1,4}\.\s|\((?:\d{1,2}|[a-z]|[ivx]{1,4}|[\uac00-\ud7a3]{1,4})\)|【|<|\[\d)")
 _TERMINAL = re.compile(r"[.!?:;。”\"')\]]$|[다요음함됨임]\.?$")
 _WORD_CHARS = re.compile(r"[A-Za-z]+")
@@ -148,6 +148,16 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
 def _typical_length(lines: list[str]) -> float:
     lengths = sorted(len(line) for line in lines if len(line) >= 20)
     return float(lengths[int(len(lengths) * 0.8)]) if lengths else 60.0
+
+
+def ends_sentence(line: str) -> bool:
+    """Whether a line ends a sentence (or a heading's colon, a closing quote): what a paragraph may end with."""
+    return bool(_TERMINAL.search(line))
+
+
+def starts_block(line: str) -> bool:
+    """Whether a line opens a new block: a bullet, a circled or numbered mark, a bracketed number."""
+    return bool(_BLOCK_START.match(line))
 
 
 def _ends_paragraph(previous: str, following: str, typical: float) -> bool:
@@ -303,9 +313,9 @@ def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocum
 
 
 def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
-    from ai_llm.internal_rag_agent.formats.ocr import restore_paragraph_numbers
+    from ai_llm.internal_rag_agent.formats.ocr import join_wrapped_lines, restore_paragraph_numbers
 
-    texts = [restore_paragraph_numbers(normalize_page_text(page)) for page in pages]
+    texts = [normalize_page_text(join_wrapped_lines(restore_paragraph_numbers(page))) for page in pages]
     if sum(len(re.sub(r"\s", "", t)) for t in texts) < _MIN_TEXT_CHARS:
         raise DocumentError("no text was found in the scan (text recognition read nothing).", "no_text")
     doc = _assemble(rebuild_pages(texts), markers=True)

@@ -13,6 +13,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from ai_llm.common import file_types
+from ai_llm.internal_rag_agent import document_parser
 from ai_llm.internal_rag_agent.document_parser import (
     DocumentError,
     ParsedDocument,
@@ -182,6 +183,28 @@ def test_misread_paragraph_numbers_of_a_korean_scan_are_restored_in_order() -> N
     assert ocr.restore_paragraph_numbers(english) == english
     no_article = "회의 결과를 정리했다.\n6 개 부서가 참석했다."
     assert ocr.restore_paragraph_numbers(no_article) == no_article
+
+
+def test_a_scan_paragraph_wrapped_over_blank_lines_is_one_paragraph_and_table_rows_stay_rows() -> None:
+    """Tesseract puts blank lines inside a paragraph and reads a dropped ② as a leading space; the text a person
+    quotes is the paragraph whole, its mark restored, each table row on its own line."""
+    read = ("제6조(근무시간) 0 원격근무일의 근무시간은 사무실 근무와 같이 09시부터\n\n"
+            "18시까지로 하고, 휴게시간은 12시부터 13시까지로 한다.\n\n"
+            " 원격근무일에 연장근로를 하려면 미리 부서장의 승인을 받아야 한다.\n"
+            "<운영 기준>\n"
+            "주 2일 이내                    전월 25일까지                 부서장\n\n"
+            "월 4일 이내                 사용 전날 18시까지               팀장\n\n"
+            "제7조(근무 장소) 원격근무는 신청서에 적은 장소에서 하여야 하며, 카페 등 불특정 다수가\n\n"
+            "이용하는 장소에서는 할 수 없다.")
+    text = document_parser._ocr_document([read], 0).text.split("\n")
+    assert "제6조(근무시간) ① 원격근무일의 근무시간은 사무실 근무와 같이 09시부터 18시까지로 하고, 휴게시간은 12시부터 " \
+           "13시까지로 한다." in text
+    assert "② 원격근무일에 연장근로를 하려면 미리 부서장의 승인을 받아야 한다." in text
+    assert "주 2일 이내 전월 25일까지 부서장" in text and "월 4일 이내 사용 전날 18시까지 팀장" in text
+    assert "제7조(근무 장소) 원격근무는 신청서에 적은 장소에서 하여야 하며, 카페 등 불특정 다수가 이용하는 장소에서는 할 수 " \
+           "없다." in text
+    english = "The first line ends here.\n\nA new paragraph starts."
+    assert ocr.join_wrapped_lines(english) == english
 
 
 def test_a_korean_page_is_read_again_with_the_korean_model_alone(monkeypatch: pytest.MonkeyPatch) -> None:

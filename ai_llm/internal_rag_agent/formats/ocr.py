@@ -55,7 +55,9 @@ def restore_paragraph_numbers(page: str) -> str:
     A statute numbers an article's paragraphs ①, ②, … in order (and the 부칙's, after it). A line that opens
     with a misread mark (`_MISREAD_MARK`) right after an article's head, or after a line that ends a sentence
     inside an article, is that article's next paragraph; its mark is replaced by the circled number the order
-    gives. Anything else — a line inside a sentence, a list item "1.", a page without articles — is left as read.
+    gives; so is a line that opens with the space a mark read as nothing left. Anything else — a line inside a
+    sentence, a list item "1.", a page without articles — is left as read. `page` is Tesseract's text as read
+    (before spaces are collapsed).
     """
     if not re.search(r"[\uac00-\ud7a3]", page):
         return page
@@ -81,11 +83,47 @@ def restore_paragraph_numbers(page: str) -> str:
             if mark:
                 text = f"{CIRCLED[following - 1]}{_after(mark, text)}"
                 following += 1
+            elif line[:1].isspace() and re.match(r"[\uac00-\ud7a3]", text):
+                # The mark read as nothing: Tesseract leaves the space that followed it.
+                text = f"{CIRCLED[following - 1]} {text}"
+                following += 1
             elif text and text[0] in CIRCLED:
                 following = CIRCLED.index(text[0]) + 2
         out.append(text)
         if text:
             previous = text
+    return "\n".join(out)
+
+
+#: Cells of a table row, which Tesseract separates by runs of spaces.
+_CELL_GAP = re.compile(r"\S {3,}\S")
+
+
+def join_wrapped_lines(page: str) -> str:
+    """Tesseract's text with the blank lines it puts inside a paragraph removed: a line that does not end a
+    sentence, then a blank line, then a line that does not start a block (a paragraph mark, an article, a list
+    item) is one paragraph wrapped. Table rows (cells apart by runs of spaces) stay lines of their own: a blank
+    line is put around each, so no paragraph takes them in."""
+    from ai_llm.internal_rag_agent.document_parser import ends_sentence, starts_block
+
+    lines: list[str] = []
+    for line in page.split("\n"):
+        lines.extend(["", line, ""] if _CELL_GAP.search(line) else [line])
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        out.append(lines[i])
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        gap = j > i + 1
+        if gap and j < len(lines) and lines[i].strip() and not ends_sentence(lines[i].strip()) \
+                and not starts_block(lines[j].strip()) and not _ARTICLE_HEAD.match(lines[j].strip()) \
+                and not _CELL_GAP.search(lines[i]) and not _CELL_GAP.search(lines[j]):
+            i = j  # skip the blank lines inside the paragraph
+            continue
+        out.extend(lines[i + 1:j])
+        i = j
     return "\n".join(out)
 
 
