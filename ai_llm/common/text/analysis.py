@@ -35,7 +35,7 @@ from typing import Any
 from ai_llm.common.text import ENGLISH_STOPWORDS, HANGUL_SYLLABLE, hangul_bigrams, normalize
 
 #: Bump when the terms produced for the same text change: stored chunks then need `hub reindex`.
-ANALYSIS_VERSION = "2"
+ANALYSIS_VERSION = "3"
 
 _DATA = Path(__file__).parent / "data"
 _TOKEN = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z_.\-/]*[0-9A-Za-z])?|[\uac00-\ud7a3]+")
@@ -104,11 +104,29 @@ def _english_terms(raw: str) -> list[str]:
     return [stem(low)]
 
 
-def _korean_terms(tokens: Iterable[Any]) -> list[tuple[int, str]]:
-    """(offset, term) for Kiwi's content morphemes; foreign words and numbers are left to the English path."""
+_NOUN_TAGS = ("NNG", "NNP")
+#: Longest compound (syllables) `_korean_terms` joins from two nouns written as one word.
+COMPOUND_MAX_CHARS = 6
+
+
+def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | None = None) -> list[tuple[int, str]]:
+    """(offset, term) for Kiwi's content morphemes; foreign words and numbers are left to the English path.
+
+    Two nouns written as one word are also joined into one term ("통신비" read as 통신 + 비 in one sentence and
+    as 통신비 in another — Kiwi's segmentation follows the context): the joined form is added after its parts,
+    and recorded in `joins` (joined -> parts)."""
     out: list[tuple[int, str]] = []
+    previous: Any = None
     for token in tokens:
         tag = str(token.tag)
+        noun = tag.startswith(_NOUN_TAGS)
+        if previous is not None and noun and int(previous.start) + int(previous.len) == int(token.start) \
+                and len(previous.form) + len(token.form) <= COMPOUND_MAX_CHARS:
+            joined = previous.form + token.form
+            out.append((int(previous.start), joined))
+            if joins is not None:
+                joins.setdefault(joined, (previous.form, token.form))
+        previous = token if noun else None
         if tag in ("SL", "SN", "SH") or not tag.startswith(_KOREAN_CONTENT_TAGS):
             continue
         out.append((int(token.start), token.form))
@@ -122,6 +140,10 @@ KOREAN_ANALYSIS = "kiwi"
 
 def analyze(text: str) -> list[str]:
     """The terms of `text` in reading order (see the module docstring)."""
+    return _analyze(text)
+
+
+def _analyze(text: str, joins: dict[str, tuple[str, str]] | None = None) -> list[str]:
     text = _THOUSANDS.sub(r"\1\2", normalize(text))
     positioned: list[tuple[int, str]] = []
     for match in _TOKEN.finditer(text):
@@ -135,7 +157,7 @@ def analyze(text: str) -> list[str]:
         # because the English path above already produced them.
         with _KIWI_LOCK:
             tokens = kiwi().tokenize(text)
-        positioned.extend(_korean_terms(tokens))
+        positioned.extend(_korean_terms(tokens, joins))
         positioned.sort(key=lambda item: item[0])
     return [term for _, term in positioned if term]
 
@@ -252,11 +274,12 @@ def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = T
         context: earlier turns a follow-up leans on (the earlier question first, then what was answered);
             their terms join as weaker groups.
     """
-    terms = analyze(text)
+    joins: dict[str, tuple[str, str]] = {}
+    terms = _analyze(text, joins)
     korean = bool(HANGUL_SYLLABLE.search(text))
     groups: dict[str, TermGroup] = {}
     for term in terms:
-        if term in groups:
+        if term in groups or (term in joins and all(part in terms for part in joins[term])):
             continue
         is_hangul = bool(HANGUL_SYLLABLE.match(term))
         stop = term in (KOREAN_QUERY_STOPWORDS if is_hangul else _query_stopwords())
@@ -272,6 +295,11 @@ def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = T
             for form, score in similar_korean(term):
                 group.alternatives.setdefault(form, round(SIMILAR_WEIGHT * score, 3))
         groups[term] = group
+    # A compound of two of the question's nouns is another form of each: a passage holding "통신비" holds both.
+    for joined, parts in joins.items():
+        for part in parts:
+            if part in groups:
+                groups[part].alternatives.setdefault(joined, 1.0)
     for position, turn in enumerate(context):
         for term in analyze(turn):
             if term in groups or term in _query_stopwords() or term in KOREAN_QUERY_STOPWORDS:
