@@ -56,7 +56,7 @@ def _features(text: str) -> tuple[str, ...]:
         padded = f" {word} "
         for n in range(NGRAMS[0], NGRAMS[1] + 1):
             grams.extend(padded[i:i + n] for i in range(max(len(padded) - n + 1, 0)))
-    terms = analyze(text)
+    terms = analyze(text, compounds=False)
     grams.extend(f"t:{term}" for term in terms)
     grams.extend(f"b:{a}_{b}" for a, b in zip(terms, terms[1:], strict=False))
     return tuple(grams)
@@ -123,7 +123,7 @@ def train_model(rows: Sequence[dict[str, str]], c: float = C) -> IntentModel:
     clf.fit(x, y)
     df: Counter[str] = Counter()
     for row in rows:
-        df.update(set(analyze(row["message"])))
+        df.update(set(analyze(row["message"], compounds=False)))
     coef = np.asarray(clf.coef_, dtype=np.float32)
     coef[np.abs(coef) < 1e-4] = 0.0  # buckets never seen stay exactly zero; near-zero ones are dropped
     return IntentModel([str(c_) for c_ in clf.classes_], coef, np.asarray(clf.intercept_, dtype=np.float32),

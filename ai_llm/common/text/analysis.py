@@ -109,7 +109,8 @@ _NOUN_TAGS = ("NNG", "NNP")
 COMPOUND_MAX_CHARS = 6
 
 
-def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | None = None) -> list[tuple[int, str]]:
+def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | None = None,
+                  compounds: bool = True) -> list[tuple[int, str]]:
     """(offset, term) for Kiwi's content morphemes; foreign words and numbers are left to the English path.
 
     Two nouns written as one word are also joined into one term ("통신비" read as 통신 + 비 in one sentence and
@@ -120,7 +121,7 @@ def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | Non
     for token in tokens:
         tag = str(token.tag)
         noun = tag.startswith(_NOUN_TAGS)
-        if previous is not None and noun and int(previous.start) + int(previous.len) == int(token.start) \
+        if compounds and previous is not None and noun and int(previous.start) + int(previous.len) == int(token.start) \
                 and len(previous.form) + len(token.form) <= COMPOUND_MAX_CHARS:
             joined = previous.form + token.form
             out.append((int(previous.start), joined))
@@ -138,12 +139,13 @@ def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | Non
 KOREAN_ANALYSIS = "kiwi"
 
 
-def analyze(text: str) -> list[str]:
-    """The terms of `text` in reading order (see the module docstring)."""
-    return _analyze(text)
+def analyze(text: str, compounds: bool = True) -> list[str]:
+    """The terms of `text` in reading order (see the module docstring); without `compounds`, two nouns written
+    as one word are not joined (the intent model's features, trained before the joins, stay as trained)."""
+    return _analyze(text, compounds=compounds)
 
 
-def _analyze(text: str, joins: dict[str, tuple[str, str]] | None = None) -> list[str]:
+def _analyze(text: str, joins: dict[str, tuple[str, str]] | None = None, compounds: bool = True) -> list[str]:
     text = _THOUSANDS.sub(r"\1\2", normalize(text))
     positioned: list[tuple[int, str]] = []
     for match in _TOKEN.finditer(text):
@@ -157,7 +159,7 @@ def _analyze(text: str, joins: dict[str, tuple[str, str]] | None = None) -> list
         # because the English path above already produced them.
         with _KIWI_LOCK:
             tokens = kiwi().tokenize(text)
-        positioned.extend(_korean_terms(tokens, joins))
+        positioned.extend(_korean_terms(tokens, joins, compounds))
         positioned.sort(key=lambda item: item[0])
     return [term for _, term in positioned if term]
 
