@@ -380,6 +380,22 @@ def test_a_document_without_headings_is_located_under_its_title() -> None:
     assert parse_document("연차 규정".encode(), "title_only.md").text == "연차 규정"
 
 
+def test_a_guideline_numbered_without_heading_styles_is_located_by_its_numbered_sections() -> None:
+    guide = ("연구개발비 집행 지침\n1. 목적\n이 지침은 연구개발비 집행 기준을 정한다.\n2. 적용 범위\n"
+             "모든 과제에 적용한다.\n3. 회의비 및 식비\n가. 회의비는 1인당 1회 4만원을 넘을 수 없다.\n"
+             "나. 야근 식비는 1인당 1식 12,000원 이내로 한다.\n").encode()
+    labels = _labels(parse_document(guide, "guide.txt"))
+    assert list(labels) == ["연구개발비 집행 지침 > 1. 목적", "연구개발비 집행 지침 > 2. 적용 범위",
+                            "연구개발비 집행 지침 > 3. 회의비 및 식비"]
+    assert "12,000원" in labels["연구개발비 집행 지침 > 3. 회의비 및 식비"]
+    # A list (items one after another) is not an outline, nor are a statute's items under its articles.
+    listing = "장비 목록\n지급 장비는 다음과 같다.\n1. 노트북\n2. 모니터\n3. 키보드\n".encode()
+    assert list(_labels(parse_document(listing, "list.txt"))) == ["장비 목록"]
+    statute = ("규정\n제3조(대상) 다음 각 호의 사람은 제외한다.\n1. 수습 중인 사람\n내용이다.\n2. 현장 근무자\n"
+               "내용이다.\n3. 징계 중인 사람\n내용이다.\n").encode()
+    assert list(_labels(parse_document(statute, "rule.txt"))) == ["규정 > 제3조(대상)"]
+
+
 def test_an_amending_bills_instructions_locate_the_text_under_the_article_they_amend() -> None:
     bill = ("행정절차법 일부개정법률안\n행정절차법 일부를 다음과 같이 개정한다.\n"
             "제41조제4항을 제6항으로 하고, 같은 조에 제4항을 다음과 같이 신설한다.\n"

@@ -111,6 +111,8 @@ def heading_location(path: Sequence[str]) -> Location:
 def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list[Section]:
     """Cut blocks into sections at headings (and, with `articles`, at `제N조` article starts and `제N장`
     chapter lines); each section carries its heading path."""
+    blocks = list(blocks)
+    outline = _numbered_outline(blocks) if articles else set()
     path: list[tuple[int, str]] = []
     sections: list[Section] = []
     lines: list[str] = []
@@ -130,15 +132,15 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
             path.pop()
         path.append((level, title))
 
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if block.rows is not None:
             lines.extend(table_lines(block.rows))
             continue
         text = " ".join(block.text.split())
         if not text:
             continue
-        if block.heading:
-            enter(block.heading, text)
+        if block.heading or index in outline:
+            enter(block.heading or 2, text)
             lines.append(text)
             continue
         chapter = _CHAPTER.match(text) if articles else None
@@ -159,6 +161,31 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
         lines.append(text)
     flush(last=True)
     return sections
+
+
+_NUMBERED = re.compile(r"^\s*(\d{1,2})\.\s+\S")
+#: Fewest numbered headings ("1. 목적", "2. 적용 범위", …) that make a document's outline.
+OUTLINE_MIN = 3
+
+
+def _numbered_outline(blocks: Sequence[Block]) -> set[int]:
+    """Indices of the paragraphs that are a document's numbered headings: short lines without final
+    punctuation numbered 1, 2, 3, … in order, each followed by text of its own before the next — the sections
+    of a guideline written without heading styles or 제N조 articles. A list ("1. 노트북", "2. 모니터" one after
+    another) is not an outline; a document with articles has its items under them, and is left alone."""
+    texts = [" ".join(b.text.split()) if b.rows is None else "" for b in blocks]
+    if any(_ARTICLE.match(t) for t in texts if t):
+        return set()
+    chosen: list[int] = []
+    expected = 1
+    for i, text in enumerate(texts):
+        match = _NUMBERED.match(text)
+        if not match or blocks[i].heading or not _looks_like_title(text):
+            continue
+        if int(match.group(1)) == expected and (not chosen or i > chosen[-1] + 1):
+            chosen.append(i)
+            expected += 1
+    return set(chosen) if len(chosen) >= OUTLINE_MIN else set()
 
 
 def _looks_like_title(text: str) -> bool:
