@@ -119,7 +119,7 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—\s]*\d{1,4}(?:\s*(?:of|/)\s*\d{
 _CHECKBOXES = re.compile(r"^[\W_]*(?:(?:yes|no|n/?a)\b[\W_]*)+$", re.I)
 _TRAILING_CHECKBOXES = re.compile(r"(?:\s+[\uf000-\uf8ff\u2610\u25a1]?\s*(?:Yes|No)\b){2,}\s*$")
 _BLOCK_START = re.compile(
-    r"^(?:[•●○◦▪■□◇◆▶►※☞ㅇ\-–·*\uf0b7\uf0a7]|[①-⑳➀-➓]|\d{1,2}[.)]\s|[A-Za-z][.)]\s|제\s?\d+\s?조(?:의\s?\d+)?\s?\("
+    r"^(?:[•●○◦▪■□◇◆▶►※☞ㅇ\-–·*\uf0b7\uf0a7]|[①-⑳➀-➓]|\d{1,2}[.)]\s|[A-Za-z][.)]\s|제\s*\d+\s*조(?:\s*의\s*\d+)?\s*\("
     r"|[IVX]{1,4}\.\s|\((?:\d{1,2}|[a-z]|[ivx]{1,4}|[\uac00-\ud7a3]{1,4})\)|【|<|\[\d)")
 _TERMINAL = re.compile(r"[.!?:;。”\"')\]]$|[다요음함됨임]\.?$")
 _WORD_CHARS = re.compile(r"[A-Za-z]+")
@@ -150,14 +150,33 @@ def _typical_length(lines: list[str]) -> float:
     return float(lengths[int(len(lengths) * 0.8)]) if lengths else 60.0
 
 
-def ends_sentence(line: str) -> bool:
-    """Whether a line ends a sentence (or a heading's colon, a closing quote): what a paragraph may end with."""
-    return bool(_TERMINAL.search(line))
+#: Cells of a table row, which Tesseract separates by runs of spaces.
+_CELL_GAP = re.compile(r"\S {3,}\S")
 
 
-def starts_block(line: str) -> bool:
-    """Whether a line opens a new block: a bullet, a circled or numbered mark, a bracketed number."""
-    return bool(_BLOCK_START.match(line))
+def join_wrapped_lines(page: str) -> str:
+    """Tesseract's text with the blank lines it puts inside a paragraph removed: a line that does not end a
+    sentence (`_TERMINAL`), then a blank line, then a line that does not start a block (`_BLOCK_START`: a
+    paragraph mark, an article, a list item) is one paragraph wrapped. Table rows (cells apart by runs of
+    spaces) stay lines of their own: a blank line is put around each, so no paragraph takes them in."""
+    lines: list[str] = []
+    for line in page.split("\n"):
+        lines.extend(["", line, ""] if _CELL_GAP.search(line) else [line])
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        out.append(lines[i])
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j > i + 1 and j < len(lines) and lines[i].strip() and not _TERMINAL.search(lines[i].strip()) \
+                and not _BLOCK_START.match(lines[j].strip()) \
+                and not _CELL_GAP.search(lines[i]) and not _CELL_GAP.search(lines[j]):
+            i = j  # skip the blank lines inside the paragraph
+            continue
+        out.extend(lines[i + 1:j])
+        i = j
+    return "\n".join(out)
 
 
 def _ends_paragraph(previous: str, following: str, typical: float) -> bool:
@@ -313,7 +332,7 @@ def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocum
 
 
 def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
-    from ai_llm.internal_rag_agent.formats.ocr import join_wrapped_lines, restore_paragraph_numbers
+    from ai_llm.internal_rag_agent.formats.ocr import restore_paragraph_numbers
 
     texts = [normalize_page_text(join_wrapped_lines(restore_paragraph_numbers(page))) for page in pages]
     if sum(len(re.sub(r"\s", "", t)) for t in texts) < _MIN_TEXT_CHARS:
@@ -392,16 +411,17 @@ def split_document(doc: ParsedDocument, chunk_size: int = 800, chunk_overlap: in
 
     Sentences are packed up to `chunk_size` characters; the next chunk starts with the previous chunk's last
     sentence when that one is at most `chunk_overlap` × 3 characters (context across the cut). A sentence
-    longer than `chunk_size` (a flattened table) is cut at spaces. A table row (`doc.records`) that fits a chunk is one sentence,
-    whatever its cells hold.
+    longer than `chunk_size` (a flattened table) is cut at spaces. A table row (`doc.records`) that fits a
+    chunk is one sentence, whatever its cells hold.
     """
     chunks: list[Chunk] = []
     spans = doc.page_spans or [(1, 0, len(doc.text))]
     for page, start, end in spans:
         sentences: list[str] = []
         for line in doc.text[start:end].split("\n"):
-            whole = line.strip() in doc.records and len(line.strip()) <= chunk_size
-            for sentence in [line.strip()] if whole else split_sentences(line):
+            line = line.strip()
+            whole = line in doc.records and len(line) <= chunk_size
+            for sentence in [line] if whole else split_sentences(line):
                 sentences.extend(_cut(sentence, chunk_size))
         current: list[str] = []
         size = 0

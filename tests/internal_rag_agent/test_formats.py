@@ -204,7 +204,7 @@ def test_a_scan_paragraph_wrapped_over_blank_lines_is_one_paragraph_and_table_ro
     assert "제7조(근무 장소) 원격근무는 신청서에 적은 장소에서 하여야 하며, 카페 등 불특정 다수가 이용하는 장소에서는 할 수 " \
            "없다." in text
     english = "The first line ends here.\n\nA new paragraph starts."
-    assert ocr.join_wrapped_lines(english) == english
+    assert document_parser.join_wrapped_lines(english) == english
 
 
 def test_a_korean_page_is_read_again_with_the_korean_model_alone(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -281,7 +281,7 @@ def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = T
     korean = bool(HANGUL_SYLLABLE.search(text))
     groups: dict[str, TermGroup] = {}
     for term in terms:
-        if term in groups or (term in joins and all(part in terms for part in joins[term])):
+        if term in groups or term in joins:  # a compound is a form of its parts (below), not a word more
             continue
         is_hangul = bool(HANGUL_SYLLABLE.match(term))
         stop = term in (KOREAN_QUERY_STOPWORDS if is_hangul else _query_stopwords())

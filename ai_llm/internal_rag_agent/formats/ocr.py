@@ -74,11 +74,11 @@ def restore_paragraph_numbers(page: str) -> str:
                 text, following = f"{head.group(1)} {CIRCLED[0]}{_after(mark, rest)}", 2
             else:
                 following = 1 if not rest else None  # a one-paragraph article has no numbers
-        elif _SUPPLEMENT.match(text.replace(" ", "")):
+        elif _SUPPLEMENT.match(text):
             following = 1
         elif following is not None and following <= len(CIRCLED) and (
                 _PARAGRAPH_END.search(previous) or _ARTICLE_HEAD.match(previous) or
-                _SUPPLEMENT.match(previous.replace(" ", ""))):
+                _SUPPLEMENT.match(previous)):
             mark = _MISREAD_MARK.match(text)
             if mark:
                 text = f"{CIRCLED[following - 1]}{_after(mark, text)}"
@@ -92,38 +92,6 @@ def restore_paragraph_numbers(page: str) -> str:
         out.append(text)
         if text:
             previous = text
-    return "\n".join(out)
-
-
-#: Cells of a table row, which Tesseract separates by runs of spaces.
-_CELL_GAP = re.compile(r"\S {3,}\S")
-
-
-def join_wrapped_lines(page: str) -> str:
-    """Tesseract's text with the blank lines it puts inside a paragraph removed: a line that does not end a
-    sentence, then a blank line, then a line that does not start a block (a paragraph mark, an article, a list
-    item) is one paragraph wrapped. Table rows (cells apart by runs of spaces) stay lines of their own: a blank
-    line is put around each, so no paragraph takes them in."""
-    from ai_llm.internal_rag_agent.document_parser import ends_sentence, starts_block
-
-    lines: list[str] = []
-    for line in page.split("\n"):
-        lines.extend(["", line, ""] if _CELL_GAP.search(line) else [line])
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        out.append(lines[i])
-        j = i + 1
-        while j < len(lines) and not lines[j].strip():
-            j += 1
-        gap = j > i + 1
-        if gap and j < len(lines) and lines[i].strip() and not ends_sentence(lines[i].strip()) \
-                and not starts_block(lines[j].strip()) and not _ARTICLE_HEAD.match(lines[j].strip()) \
-                and not _CELL_GAP.search(lines[i]) and not _CELL_GAP.search(lines[j]):
-            i = j  # skip the blank lines inside the paragraph
-            continue
-        out.extend(lines[i + 1:j])
-        i = j
     return "\n".join(out)
 
 
