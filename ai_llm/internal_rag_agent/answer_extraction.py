@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ai_llm.common.text import HANGUL_SYLLABLE, is_korean
+from ai_llm.common.text import HANGUL_SYLLABLE, is_korean, normalize
 from ai_llm.common.text.analysis import QueryTerms, TermStats, analyze, coverage
 from ai_llm.internal_rag_agent.rag_search_service import REPORT_FACTOR, RankedChunk
 
@@ -73,7 +73,7 @@ UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         (r"\b(in|how many)\s+ms\b|\bmilliseconds?\b", rf"{_NUM}\s*(ms|milliseconds?)\b"),
         (r"\b(how many|number of) bytes\b|몇\s*바이트", rf"{_NUM}[\s-]*(bytes?|octets?)\b|\d+\s*바이트"),
         (r"\b(how many|number of) bits\b|몇\s*비트(?!\s*째)", rf"{_NUM}[\s-]*(bits?)\b|\d+\s*비트"),
-        (r"\bpercent(age)?\b|%|퍼센트|비율", rf"{_NUM}\s*(%|percent)|\d+\s*퍼센트"),
+        (r"\bpercent(age)?\b|%|퍼센트|비율", rf"{_NUM}\s*(%|percent)|\d+\s*퍼센트|\d+\s*분의\s*\d+"),
         (r"\b(feet|foot|ft)\b|피트", rf"{_NUM}[\s-]*(feet|foot|ft)\b|\d+\s*피트"),
         (r"\b(meters?|metres?)\b|미터", rf"{_NUM}[\s-]*(meters?|metres?|m)\b|\d+\s*미터"),
         (r"\b(terabytes?|tb|gigabytes?|gb)\b|테라|기가", r"\d[\d,.]*\s*(tb|gb|terabytes?|gigabytes?|테라|기가)"),
@@ -90,7 +90,7 @@ UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
          r"before|after|expir\w*|indefinite\w*)\b|즉시|까지"),
         (r"\bhow often\b|\bhow frequently\b|얼마나\s*자주|주기는|몇\s*(번|회)\s*마다",
          r"\b(daily|weekly|monthly|annually|yearly|hourly|every|each|once|twice|periodic\w*|per (day|week|"
-         r"month|year|shift))\b|매(일|주|월|년|회)|마다|\d+\s*(회|번)"),
+         r"month|year|shift))\b|interval|매(일|주|월|년|회)|마다|주기|간격|\d+\s*(회|번)"),
         (r"\bhow many times\b|몇\s*(회|번)(?!\s*째)",
          r"\d|\b(once|twice|one|two|three|four|five|six|seven|eight|nine|ten)\b|(한|두|세|네)\s*(번|차례|단계)|"
          r"(이|삼|사)중"),
@@ -156,17 +156,25 @@ class Evidence:
 
 
 #: A name the question gives one thing by — a version ("2.24.0"), a setting's key ("SQLALCHEMY_DATABASE_URI"), a
-#: CVE — is not the asker's own wording: when no document holds it, no document is about that thing.
-_IDENTIFIER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\d)|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\bCVE-\d{4}-\d{4,}\b")
+#: CVE — is not the asker's own wording: when no document holds it, no document is about that thing. A version
+#: inside a name ("HTTP/1.1") is part of that name, not an identifier of its own.
+_IDENTIFIER = re.compile(r"(?<![\w./])\d+(?:\.\d+)+(?![\w.]*\d)|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\bCVE-\d{4}-\d{4,}\b")
 
 
-def unknown_identifiers(question: str, stats: TermStats) -> list[str]:
-    """The identifiers of the question (`_IDENTIFIER`) that no indexed chunk holds."""
+def unknown_identifiers(question: str, stats: TermStats, texts: Sequence[str] = ()) -> list[str]:
+    """The identifiers of the question (`_IDENTIFIER`) that no indexed chunk holds: neither as an indexed term
+    nor written out in one of `texts` (the chunks found), where a version may sit inside a longer form the
+    analysis splits differently ("1.26" in "1.26.x", "1.0.2" in "1.0.2k-fips"; never "2.0" in "2.0.1")."""
     unknown: list[str] = []
+    written = normalize("\n".join(texts)).lower() if texts else ""
     for match in _IDENTIFIER.finditer(question):
         terms = analyze(match.group())
-        if terms and not stats.df.get(terms[0]):
-            unknown.append(match.group())
+        if not terms or stats.df.get(terms[0]):
+            continue
+        name = normalize(match.group()).lower()
+        if written and re.search(rf"(?<![\w.]){re.escape(name)}(?!\d|\.\d|[a-z0-9]*_)", written):
+            continue
+        unknown.append(match.group())
     return unknown
 
 
@@ -251,7 +259,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
                 across = cross[sentence]
             candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
                                     round(across, 4)))
-    unknown = unknown_identifiers(question, stats)
+    unknown = unknown_identifiers(question, stats, [c.hit.content for c in chunks])
     if not candidates:
         return Evidence([], 0.0, unknown=unknown)
     candidates.sort(key=lambda q: q.score, reverse=True)

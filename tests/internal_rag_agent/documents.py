@@ -59,6 +59,24 @@ def make_workbook() -> bytes:
     return saved(workbook)
 
 
+def make_outlined_guide(path: Path) -> Path:
+    """A Korean FAQ whose headings are paragraphs in Hangul's outline styles (개요 1, 개요 2) numbered "6.1." and
+    "6.2.1." — no 제N조 articles, no numbering the outline rule would take — saved as HWPX or HWP by suffix."""
+    from hwpx import HwpxDocument
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        document = HwpxDocument.new()
+        document.add_heading("6장. 데비안 아카이브", 1)
+        document.add_paragraph("이 장은 아카이브의 구조를 설명합니다.", inherit_style=False)
+        document.add_heading("6.1. 배포판은 몇 개인가요?", 2)
+        document.add_paragraph("주 배포판은 stable, testing, unstable의 세 가지입니다.", inherit_style=False)
+        document.add_heading("6.2.1. 코드명은 어디서 왔나요?", 3)
+        document.add_paragraph("코드명은 영화 토이 스토리의 캐릭터에서 가져왔습니다.", inherit_style=False)
+        document.save_to_path(path)
+    return path
+
+
 def make_regulation(path: Path) -> Path:
     """A Korean travel regulation in chapters and articles with a table, saved as HWPX or HWP by suffix."""
     from hwpx import HwpxDocument

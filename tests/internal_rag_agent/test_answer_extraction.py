@@ -79,6 +79,20 @@ def test_a_unit_of_time_in_a_rate_asks_for_a_count_not_a_duration() -> None:
     assert not all(p.search("It takes a while.") for p in weeks)
 
 
+def test_a_share_and_a_frequency_are_found_as_a_regulation_or_a_reference_writes_them() -> None:
+    """A Korean regulation writes a percentage as "100분의 90"; a parameter table answers "how often" by its
+    interval. A sentence without either still cannot answer."""
+    from ai_llm.internal_rag_agent.answer_extraction import asked_units
+
+    share = asked_units("수습 기간에는 월급을 정상 임금의 몇 퍼센트 받나요?")
+    assert share and all(p.search("② 수습기간 중의 임금은 정상 임금의 100분의 90으로 한다.") for p in share)
+    assert not all(p.search("② 수습기간 중의 임금은 따로 정한다.") for p in share)
+    often = asked_units("By default, how often does the reloader check for changes?")
+    assert often and all(p.search("Parameter: reloader_interval; Default: 1; Description: How often the reloader "
+                                  "tries to check for changes.") for p in often)
+    assert not all(p.search("The reloader restarts the server after a change.") for p in often)
+
+
 def test_a_quoted_sentence_that_points_back_brings_the_one_before_it() -> None:
     subject = "ItsDangerous securely signs data to ensure its integrity."
     pointer = "This is used to protect Flask's session cookie."
@@ -134,6 +148,18 @@ def test_a_version_key_or_cve_no_document_holds_means_no_answer() -> None:
         query = analyze_query(question, translate=False)
         evidence = find_evidence(question, query, stats, [chunk(text)])
         assert evidence.answerable(0.2, 0.0, min_cross=0.0) is answers, question
+
+
+def test_a_version_written_inside_a_longer_form_is_known() -> None:
+    """The analysis splits "1.26.x" and "1.0.2k-fips" into other terms than "1.26" and "1.0.2": the chunks found
+    still hold them, so the question is not refused; "2.0" is not "2.0.1", nor a version in "HTTP/1.1" one."""
+    stats = stats_for("urllib3 1.26.x is not maintained. OpenSSL 1.0.2k-fips is too old. Released 2.0.1.")
+    texts = ["urllib3 1.26.x is not maintained.", "OpenSSL 1.0.2k-fips is too old.", "Released 2.0.1."]
+    assert unknown_identifiers("urllib3 1.26.x 계속 지원받으려면?", stats, texts) == []
+    assert unknown_identifiers("OpenSSL 1.0.2라 안 되는데?", stats, texts) == []
+    assert unknown_identifiers("What changed in 2.0?", stats, texts) == ["2.0"]
+    assert unknown_identifiers("What changed in 1.26?", stats) == ["1.26"]  # no chunk text to look in
+    assert unknown_identifiers("Which part of the HTTP/1.1 spec?", stats) == []
 
 
 def test_a_question_in_everyday_words_answers_when_the_sentence_reads_like_it() -> None:

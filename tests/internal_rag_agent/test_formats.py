@@ -22,7 +22,14 @@ from ai_llm.internal_rag_agent.document_parser import (
 )
 from ai_llm.internal_rag_agent.formats import ocr, structure
 from ai_llm.internal_rag_agent.formats.structure import location_label
-from tests.internal_rag_agent.documents import make_deck, make_regulation, make_word, make_workbook, saved
+from tests.internal_rag_agent.documents import (
+    make_deck,
+    make_outlined_guide,
+    make_regulation,
+    make_word,
+    make_workbook,
+    saved,
+)
 
 DATA = Path(__file__).with_name("data")
 
@@ -145,6 +152,15 @@ def test_hangul_documents_are_cut_at_their_articles(tmp_path: Path, suffix: str)
     assert list(labels) == ["제1장 총칙 > 제1조(목적)", "제2장 여비 > 제2조(일비)", "제2장 여비 > 제3조(정산)"]
     assert "구분: 숙박비; 상한: 8만 원" in labels["제2장 여비 > 제2조(일비)"]
     assert labels["제2장 여비 > 제3조(정산)"] == "제3조(정산) 여비는 귀임 후 14일 이내에 정산한다."
+
+
+@pytest.mark.parametrize("suffix", [".hwpx", ".hwp"])
+def test_hangul_paragraphs_in_outline_styles_are_the_headings(tmp_path: Path, suffix: str) -> None:
+    data = make_outlined_guide(tmp_path / f"faq{suffix}").read_bytes()
+    labels = _labels(parse_document(data, f"faq{suffix}"))
+    assert list(labels) == ["6장. 데비안 아카이브", "6장. 데비안 아카이브 > 6.1. 배포판은 몇 개인가요?",
+                            "6장. 데비안 아카이브 > 6.1. 배포판은 몇 개인가요? > 6.2.1. 코드명은 어디서 왔나요?"]
+    assert "토이 스토리" in labels["6장. 데비안 아카이브 > 6.1. 배포판은 몇 개인가요? > 6.2.1. 코드명은 어디서 왔나요?"]
 
 
 def test_plain_text_and_markdown_get_article_and_heading_locations() -> None:
