@@ -45,7 +45,7 @@ from ai_llm.common.identity import Viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
-from ai_llm.common.text import normalize
+from ai_llm.common.text import is_korean, normalize
 from ai_llm.internal_rag_agent.answer_extraction import (
     CHUNKS_CONSIDERED,
     Evidence,
@@ -65,6 +65,11 @@ from ai_llm.internal_rag_agent.vector_store import ChunkHit, VectorStore, unpack
 log = logging.getLogger(__name__)
 
 AGENT_NAME = "internal_rag"
+
+#: Chunks in the other language than the question's added for the cross-lingual model when the words did not
+#: answer (`RagAgent._other_language_chunks`), taken from this many nearest the question's vector.
+CROSS_LANGUAGE_CHUNKS = 3
+CROSS_LANGUAGE_FETCH = 60
 
 # --- contextualisation --------------------------------------------------------------------------------
 _ARTIFACT = re.compile(r"\[이전\s*대화\](?P<history>.*?)\[현재\s*질문\]", re.S)
@@ -449,8 +454,12 @@ class RagAgent:
         if not evidence.unknown and not evidence.lexical(self.settings.rag_min_evidence,
                                                          self.settings.rag_min_question_coverage,
                                                          self.settings.rag_min_question_similarity):
-            # The words do not answer: sentences in the other language may, by the cross-lingual model.
-            across = other_language(question, list(dict.fromkeys(candidate_sentences(outcome.chunks))))
+            # The words do not answer: sentences in the other language may, by the cross-lingual model — those
+            # of the chunks found and of the other language's chunks nearest the question's vector, which the
+            # words of a question in one language cannot rank (`_other_language_chunks`).
+            chunks = [*outcome.chunks[:CHUNKS_CONSIDERED],
+                      *await self._other_language_chunks(question, outcome, state.get("viewer"))]
+            across = other_language(question, list(dict.fromkeys(candidate_sentences(chunks, len(chunks)))))
             if across:
                 try:
                     cross = await asyncio.to_thread(self.cross_judge.similarity, question, across)
@@ -458,8 +467,36 @@ class RagAgent:
                     note_degraded("cross_language", exc)
                 else:
                     evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
-                                                       outcome.chunks, 3, similarity, cross)
+                                                       chunks, 3, similarity, cross, len(chunks))
         return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
+
+    async def _other_language_chunks(self, question: str, outcome: SearchOutcome,
+                                     viewer: Viewer | None) -> list[RankedChunk]:
+        """The `CROSS_LANGUAGE_CHUNKS` chunks in the other language than the question's nearest its vector, that
+        the search did not rank among the chunks quoted from. E5's cosine across languages sits below its
+        cosine within one (benchmarks/README.md, "Across languages"), so they rarely reach the fused ranking;
+        within the other language, the answering chunk ranks high. Each gets the last considered chunk's
+        relevance; only the cross-lingual model's judgement of its sentences can make it the answer."""
+        if outcome.question_vector is None or CROSS_LANGUAGE_CHUNKS <= 0:
+            return []
+        try:
+            lists = await self.store.vector_search_many([outcome.question_vector], CROSS_LANGUAGE_FETCH,
+                                                        viewer=viewer)
+        except Exception as exc:  # the store answered the search a moment ago: a failure here only narrows it
+            note_degraded("cross_language", exc)
+            return []
+        korean = is_korean(question)
+        considered = outcome.chunks[:CHUNKS_CONSIDERED]
+        have = {c.key for c in considered}
+        floor = min((c.relevance for c in considered), default=0.0)
+        picked: list[RankedChunk] = []
+        for hit in lists[0] if lists else []:
+            if hit.key in have or is_korean(hit.content) == korean:
+                continue
+            picked.append(RankedChunk(hit, vector_score=hit.score, relevance=floor))
+            if len(picked) == CROSS_LANGUAGE_CHUNKS:
+                break
+        return picked
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
         """The question's similarity to each candidate sentence (cosine rescaled for the model to [0, 1]), for

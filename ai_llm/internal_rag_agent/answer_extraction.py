@@ -20,7 +20,10 @@ the text holds, not on a retrieval score calibrated on one set.
 Word coverage cannot be measured across languages (a Korean question's words are in no English sentence), so
 a sentence in the other language than the question's (Korean or not, by `text.is_korean`) is judged by a
 cross-lingual model instead (`cross_language.CrossLingualJudge`): it answers when its cosine to the question
-reaches `min_cross`, and when it states the kind of value asked for.
+reaches `min_cross`, and when it states the kind of value asked for; that cosine then weighs in its score
+(`CROSS_WEIGHT`). When the words do not answer, the agent adds the other language's chunks nearest the
+question's vector to the ones weighed (`RagAgent._other_language_chunks`): a question's words rank the chunks
+of its own language first.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ DUPLICATE_SHARE = 0.8
 _SENTENCE_END = re.compile(r"[.!?다요음함됨임)]\s*$")
 #: Chunks whose sentences are considered.
 CHUNKS_CONSIDERED = 6
+#: Weight of the cross-lingual model's cosine in the score of a sentence in the other language (only when the
+#: words did not answer and the model judged the sentences).
+CROSS_WEIGHT = 0.5
 #: A second or third quoted sentence must score at least this share of the best one.
 FOLLOWER_SHARE = 0.7
 _QUANTITY = re.compile(r"\b(how (long|many|much|often|old|far|big|large|soon)|what (percentage|proportion|number|"
@@ -195,9 +201,10 @@ def asked_units(question: str) -> list[re.Pattern[str]]:
     return [text for asked, text in UNITS if asked.search(question)]
 
 
-def candidate_sentences(chunks: Sequence[RankedChunk]) -> list[str]:
+def candidate_sentences(chunks: Sequence[RankedChunk], max_chunks: int = CHUNKS_CONSIDERED) -> list[str]:
     """The sentences `find_evidence` weighs (their embeddings may be passed to it)."""
-    return [s for chunk in chunks[:CHUNKS_CONSIDERED] for s in content_lines(chunk.hit.content) if len(s) >= MIN_SENTENCE_CHARS]
+    return [s for chunk in chunks[:max_chunks] for s in content_lines(chunk.hit.content)
+            if len(s) >= MIN_SENTENCE_CHARS]
 
 
 def other_language(question: str, sentences: Sequence[str]) -> list[str]:
@@ -208,19 +215,22 @@ def other_language(question: str, sentences: Sequence[str]) -> list[str]:
 
 def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Sequence[RankedChunk],
                   max_sentences: int = 3, similarity: dict[str, float] | None = None,
-                  cross: dict[str, float] | None = None) -> Evidence:
+                  cross: dict[str, float] | None = None, max_chunks: int = CHUNKS_CONSIDERED) -> Evidence:
     """Score the sentences of the best chunks and pick the ones to quote (see the module docstring).
 
     Args:
         similarity: the question's similarity to each candidate sentence on [0, 1] (cosine rescaled for the
             model by `embeddings.rescale_similarity`), when available; it joins the score as one more signal.
         cross: the cross-lingual model's cosine of the question to sentences in the other language; the best
-            of those that state the asked-for kind of value is the evidence across languages.
+            of those that state the asked-for kind of value is the evidence across languages, and it weighs in
+            their score (`CROSS_WEIGHT`), so the sentence the model judged answering is the one quoted.
+        max_chunks: how many of the best chunks are weighed (`CHUNKS_CONSIDERED`; more when chunks in the
+            other language were added for the cross-lingual model).
     """
     wants_number = bool(_QUANTITY.search(question)) or bool(query.numbers)
     korean_question = is_korean(question)
     units = asked_units(question)
-    considered = list(chunks[:CHUNKS_CONSIDERED])
+    considered = list(chunks[:max_chunks])
     best_relevance = max((c.relevance for c in considered), default=0.0) or 1.0
     candidates: list[Quote] = []
     analysed = [(chunk, content_lines(chunk.hit.content)) for chunk in considered]
@@ -257,6 +267,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             across = 0.0
             if cross and sentence in cross and states_unit and is_korean(sentence) != korean_question:
                 across = cross[sentence]
+                score += CROSS_WEIGHT * across
             candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
                                     round(across, 4)))
     unknown = unknown_identifiers(question, stats, [c.hit.content for c in chunks])

@@ -180,3 +180,23 @@ def test_a_question_in_everyday_words_answers_when_the_sentence_reads_like_it() 
     other = "회의비는 1인당 1회 4만원 이내로 한다."
     unrelated = find_evidence(question, query, stats, [chunk(other)], similarity={other: 0.95})
     assert unrelated.best_coverage < 0.2 and not unrelated.lexical(0.2, 0.5, min_similarity=0.6)
+
+
+def test_a_chunk_added_for_the_cross_lingual_model_is_weighed_and_its_judged_sentence_quoted() -> None:
+    """Chunks past `CHUNKS_CONSIDERED` are weighed when asked for (`max_chunks`), and the model's cosine lifts the
+    sentence it judged answering above the other language's sentences it did not."""
+    from ai_llm.internal_rag_agent.answer_extraction import CHUNKS_CONSIDERED
+
+    question = "To whom may the minister recommend corrective measures?"
+    fillers = [chunk(f"The minister visited office {n} on a weekday.", n) for n in range(CHUNKS_CONSIDERED)]
+    korean = chunk("행정안전부장관은 국무총리에게 시정에 필요한 조치를 건의할 수 있다.\n행정예고 통계는 매년 작성한다.",
+                   CHUNKS_CONSIDERED)
+    sentences = korean.hit.content.split("\n")
+    query = analyze_query(question, translate=False)
+    stats = stats_for(*(c.hit.content for c in [*fillers, korean]))
+    cross = {sentences[0]: 0.6, sentences[1]: 0.1}
+    assert find_evidence(question, query, stats, [*fillers, korean], cross=cross).cross_similarity == 0.0
+    evidence = find_evidence(question, query, stats, [*fillers, korean], cross=cross,
+                             max_chunks=CHUNKS_CONSIDERED + 1)
+    assert evidence.cross_similarity == 0.6 and evidence.answerable(0.2, 0.25, min_cross=0.4)
+    assert sentences[0] in [q.text for q in evidence.quotes]
