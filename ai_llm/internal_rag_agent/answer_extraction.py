@@ -82,7 +82,8 @@ UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         (r"\bpercent(age)?\b|%|퍼센트|비율", rf"{_NUM}\s*(%|percent)|\d+\s*퍼센트|\d+\s*분의\s*\d+"),
         (r"\b(feet|foot|ft)\b|피트", rf"{_NUM}[\s-]*(feet|foot|ft)\b|\d+\s*피트"),
         (r"\b(meters?|metres?)\b|미터", rf"{_NUM}[\s-]*(meters?|metres?|m)\b|\d+\s*미터"),
-        (r"\b(terabytes?|tb|gigabytes?|gb)\b|테라|기가", r"\d[\d,.]*\s*(tb|gb|terabytes?|gigabytes?|테라|기가)"),
+        (r"\b(terabytes?|tb|gigabytes?|gb)\b|(테라|기가)\s*바이트|몇\s*(테라|기가)",
+         r"\d[\d,.]*\s*(tb|gb|terabytes?|gigabytes?|테라|기가)"),
         (r"\bgpu[\s-]*hours?\b", r"\d[\d,.]*\s*gpu[\s-]*hours?"),
         (r"(몇|얼마).{0,4}명|\bhow many (people|members|persons|staff|annotators|participants|workers)\b",
          r"\d+\s*(명|인)|\b\d+\s*(people|members|persons|annotators|participants)\b"),
@@ -94,7 +95,7 @@ UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         (r"\bhow long\b|얼마나\s*(오래|걸리|길게)|몇\s*(시간|분|초|일|주|개월|년)\s*(동안|간|이나|까지)",
          rf"{_NUM}[\s-]*{_TIME_UNITS}\b|\d+\s*(초|분|시간|일|주|개월|달|년)|\b(until|as soon as|immediately|"
          r"before|after|expir\w*|indefinite\w*)\b|즉시|까지"),
-        (r"\bhow often\b|\bhow frequently\b|얼마나\s*자주|주기는|몇\s*(번|회)\s*마다",
+        (r"\bhow often\b|\bhow frequently\b|얼마나\s*자주|주기(는|가)|몇\s*(번|회)\s*마다",
          r"\b(daily|weekly|monthly|annually|yearly|hourly|every|each|once|twice|periodic\w*|per (day|week|"
          r"month|year|shift))\b|interval|매(일|주|월|년|회)|마다|주기|간격|\d+\s*(회|번)"),
         (r"\bhow many times\b|몇\s*(회|번)(?!\s*째)",
@@ -195,9 +196,14 @@ def content_lines(text: str) -> list[str]:
 _RATE = re.compile(r"(\b(per|a|an|each|every)\s+|/\s*)(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)
 
 
+#: A quoted or code span of the question ("suppress=[\"days\"]", `max_age`): a literal it names, not a quantity.
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|`[^`]*`|(?<!\w)\'[^\'\s]*\'')
+
+
 def asked_units(question: str) -> list[re.Pattern[str]]:
-    """Patterns of the quantities a question asks for ("how many seconds" → a number of seconds)."""
-    question = _RATE.sub(" ", question)
+    """Patterns of the quantities a question asks for ("how many seconds" → a number of seconds); quoted and
+    code spans are left out (`_QUOTED`)."""
+    question = _RATE.sub(" ", _QUOTED.sub(" ", question))
     return [text for asked, text in UNITS if asked.search(question)]
 
 

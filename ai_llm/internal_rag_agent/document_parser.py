@@ -24,6 +24,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import PurePath
 from typing import Any
 
@@ -129,8 +130,45 @@ def _line_key(line: str) -> str:
     return re.sub(r"\d+", "#", re.sub(r"\s+", " ", line.strip().lower()))
 
 
+def _loose_key(line: str) -> str:
+    return re.sub(r"\d+", "#", re.sub(r"[\W_]+", "", line.lower()))
+
+
+#: How alike (difflib's ratio of their letters) the lines at one edge of every page must read to be a running
+#: header or footer: a scan's OCR misreads a letter or two of the same line ("규정집" / "규정접", "h1l" / "hil").
+EDGE_LIKENESS = 0.9
+
+
+def _edge_lines(pages: list[list[str]]) -> set[str]:
+    """Keys (`_line_key`) of the first, and of the last, line of every page with text when that line reads alike on
+    all of them (at least two): a short document's running header or footer ("humanize 4.17.0 — README.md —
+    1/2"), which the count of `_running_lines` cannot tell from text."""
+    texts = [kept for kept in ([line for line in lines if line.strip()] for lines in pages) if kept]
+    if len(texts) < 2:
+        return set()
+    found: set[str] = set()
+    for edge in (0, -1):
+        lines = [text[edge] for text in texts]
+        keys = [_loose_key(line) for line in lines]
+        if any(len(key) < 4 or len(line.strip()) > 100 for key, line in zip(keys, lines, strict=True)):
+            continue
+        if all(SequenceMatcher(None, keys[0], key).ratio() >= EDGE_LIKENESS for key in keys[1:]):
+            found.update(_line_key(line) for line in lines)
+    return found
+
+
+def strip_edge_lines(pages: list[str]) -> list[str]:
+    """The pages without their running header and footer lines (`_edge_lines`)."""
+    split = [page.split("\n") for page in pages]
+    edges = _edge_lines(split)
+    if not edges:
+        return pages
+    return ["\n".join(line for line in lines if _line_key(line) not in edges) for lines in split]
+
+
 def _running_lines(pages: list[list[str]]) -> set[str]:
-    """Keys of lines repeated at the top or bottom of many pages (running headers and footers)."""
+    """Keys of lines repeated at the top or bottom of many pages (running headers and footers), and of a short
+    document's (`_edge_lines`)."""
     counts: dict[str, int] = {}
     with_text = 0
     for lines in pages:
@@ -142,7 +180,7 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
             counts[key] = counts.get(key, 0) + 1
     # Headers and footers are short and repeat over many pages; a short document has none worth guessing.
     floor = max(4, int(0.3 * with_text))
-    return {key for key, n in counts.items() if n >= floor and 1 < len(key) <= 100}
+    return {key for key, n in counts.items() if n >= floor and 1 < len(key) <= 100} | _edge_lines(pages)
 
 
 def _typical_length(lines: list[str]) -> float:
@@ -334,7 +372,9 @@ def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocum
 def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
     from ai_llm.internal_rag_agent.formats.ocr import restore_paragraph_numbers
 
-    texts = [normalize_page_text(join_wrapped_lines(restore_paragraph_numbers(page))) for page in pages]
+    # The running header goes before the wrapped lines are joined: it would open the page's first paragraph.
+    texts = [normalize_page_text(join_wrapped_lines(restore_paragraph_numbers(page)))
+             for page in strip_edge_lines(pages)]
     if sum(len(re.sub(r"\s", "", t)) for t in texts) < _MIN_TEXT_CHARS:
         raise DocumentError("no text was found in the scan (text recognition read nothing).", "no_text")
     doc = _assemble(rebuild_pages(texts), markers=True)

@@ -200,3 +200,15 @@ def test_a_chunk_added_for_the_cross_lingual_model_is_weighed_and_its_judged_sen
                              max_chunks=CHUNKS_CONSIDERED + 1)
     assert evidence.cross_similarity == 0.6 and evidence.answerable(0.2, 0.25, min_cross=0.4)
     assert sentences[0] in [q.text for q in evidence.quotes]
+
+
+def test_a_particle_or_a_quoted_literal_is_not_an_asked_unit() -> None:
+    """"주기가" holds "기가" (giga) and `suppress=["days"]` names a value, not a number of days: neither asks for a
+    quantity of that unit, while "몇 기가" and "how many days" do."""
+    from ai_llm.internal_rag_agent.answer_extraction import asked_units
+
+    period = asked_units("업무용 계정 비번 변경 주기가 어떻게 되죠?")
+    assert period and all(p.search("비밀번호는 90일마다 바꾸어야 한다.") for p in period)
+    assert asked_units('precisedelta에 suppress=["days"], format="%0.4f" 넣으면 출력 어떻게 나옴?') == []
+    assert any(p.search("4 GB") for p in asked_units("메모리는 몇 기가 필요해?"))
+    assert any(p.search("3 days") for p in asked_units("How many days does the review take?"))

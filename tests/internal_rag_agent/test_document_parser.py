@@ -103,3 +103,22 @@ def test_text_markdown_and_docx() -> None:
     with pytest.raises(DocumentError) as info:
         parse_document(b"PK\x03\x04 broken zip", "bad.docx")
     assert info.value.code == "corrupt"
+
+
+def test_a_short_scans_running_header_and_footer_are_dropped_even_when_misread() -> None:
+    """The line at the top (and at the bottom) of every page of a three-page scan, read a letter differently on
+    each, is chrome: it goes, and no longer opens the page's first paragraph; body lines that merely look alike
+    stay, and a line found on one page only is text."""
+    from ai_llm.internal_rag_agent.document_parser import strip_edge_lines
+
+    pages = [": 늘봄식품 사내 규정집ㆍ제4편 총무ㆍ 보안 및 경비 규정\n보안 및 경비 규정\n제1조(목적) 이 규정은 목적을 정한다.\n"
+             "h1l README — page 1 of 3",
+             "늘봄식품 사내 규정집 ㆍ제4편 총무ㆍ보안 및 경비 규정\n② 녹화 영상은 30일간 보존한 후 삭제한다.\nhil README — page 2 of 3",
+             "늘봄식품 사내 규정접ㆍ제4편 총무ㆍ보안 및 경비 규정\n[별표 1] 보안구역 지정 현황\nh1l README — page 3 of 3"]
+    stripped = strip_edge_lines(pages)
+    assert [page.split("\n") for page in stripped] == [["보안 및 경비 규정", "제1조(목적) 이 규정은 목적을 정한다."],
+                                                       ["② 녹화 영상은 30일간 보존한 후 삭제한다."],
+                                                       ["[별표 1] 보안구역 지정 현황"]]
+    different = ["Chapter one begins here.\nText of page one.", "A second page starts otherwise.\nText of page two."]
+    assert strip_edge_lines(different) == different
+    assert strip_edge_lines(["Only one page.\nIts last line."]) == ["Only one page.\nIts last line."]
