@@ -173,11 +173,13 @@ def unknown_identifiers(question: str, stats: TermStats, texts: Sequence[str] = 
     nor written out in one of `texts` (the chunks found), where a version may sit inside a longer form the
     analysis splits differently ("1.26" in "1.26.x", "1.0.2" in "1.0.2k-fips"; never "2.0" in "2.0.1")."""
     unknown: list[str] = []
-    written = normalize("\n".join(texts)).lower() if texts else ""
+    written: str | None = None  # the chunks' text, normalised once an identifier is not an indexed term
     for match in _IDENTIFIER.finditer(question):
         terms = analyze(match.group())
         if not terms or stats.df.get(terms[0]):
             continue
+        if written is None:
+            written = normalize("\n".join(texts)).lower()
         name = normalize(match.group()).lower()
         if written and re.search(rf"(?<![\w.]){re.escape(name)}(?!\d|\.\d|[a-z0-9]*_)", written):
             continue
