@@ -34,9 +34,8 @@ def _fmtlib_dir() -> Path:
     for a, b in zip(sys.argv, sys.argv[1:]):
         if a == "--fmtlib":
             return Path(b)
-    for cand in (HERE.parent, Path("/work/main/benchmarks/data")):
-        if (cand / "fmtlib.py").exists():
-            return cand
+    if (HERE.parent / "fmtlib.py").exists():  # benchmarks/data/fmtlib.py, beside this set's folder
+        return HERE.parent
     raise SystemExit("fmtlib.py not found; pass --fmtlib DIR")
 
 

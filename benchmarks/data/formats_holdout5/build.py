@@ -30,11 +30,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.dont_write_bytecode = True
-# fmtlib.py (the shared, unchanged helper module): next to this set's folder first, else the repo copy
-for cand in (HERE.parent, Path("/work/main/benchmarks/data")):
-    if (cand / "fmtlib.py").exists():
-        sys.path.insert(0, str(cand))
-        break
+# fmtlib.py (the shared, unchanged helper module), beside this set's folder: benchmarks/data/fmtlib.py
+sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 import fmtlib as F  # noqa: E402
 import ko_texts as K  # noqa: E402
