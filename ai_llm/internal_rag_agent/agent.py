@@ -46,6 +46,7 @@ from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
 from ai_llm.common.text import is_korean, normalize
+from ai_llm.common.text.analysis import QueryTerms, TermStats
 from ai_llm.internal_rag_agent.answer_extraction import (
     CHUNKS_CONSIDERED,
     Evidence,
@@ -55,7 +56,7 @@ from ai_llm.internal_rag_agent.answer_extraction import (
     find_evidence,
     other_language,
 )
-from ai_llm.internal_rag_agent.cross_language import CrossLingualJudge
+from ai_llm.internal_rag_agent.cross_language import CrossLingualJudge, translated_query
 from ai_llm.internal_rag_agent.formats.structure import location_label
 from ai_llm.internal_rag_agent.grounding import unsupported_numbers
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
@@ -456,7 +457,8 @@ class RagAgent:
                                                          self.settings.rag_min_question_similarity):
             # The words do not answer: sentences in the other language may, by the cross-lingual model — those
             # of the chunks found and of the other language's chunks nearest the question's vector, which the
-            # words of a question in one language cannot rank (`_other_language_chunks`).
+            # words of a question in one language cannot rank (`_other_language_chunks`) — and the question's
+            # words count in those sentences through the renderings the same model gives them (`_translated`).
             chunks = [*outcome.chunks[:CHUNKS_CONSIDERED],
                       *await self._other_language_chunks(question, outcome, state.get("viewer"))]
             across = other_language(question, list(dict.fromkeys(candidate_sentences(chunks, len(chunks)))))
@@ -466,7 +468,8 @@ class RagAgent:
                 except Exception as exc:  # a missing model: the words alone decide, and the reply says so
                     note_degraded("cross_language", exc)
                 else:
-                    evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
+                    query, stats = await self._translated(question, outcome, across, state.get("viewer"))
+                    evidence = await asyncio.to_thread(find_evidence, question, query, stats,
                                                        chunks, 3, similarity, cross, len(chunks))
         return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
 
@@ -497,6 +500,22 @@ class RagAgent:
             if len(picked) == CROSS_LANGUAGE_CHUNKS:
                 break
         return picked
+
+    async def _translated(self, question: str, outcome: SearchOutcome, across: Sequence[str],
+                          viewer: Viewer | None) -> tuple[QueryTerms, TermStats]:
+        """The question's terms with the other-language words the cross-lingual model takes for their
+        translations (`translated_query`), and the corpus statistics that cover them."""
+        query, stats = outcome.query_terms, outcome.stats
+        assert query is not None and stats is not None
+        try:
+            translated, added = await asyncio.to_thread(translated_query, self.cross_judge, question, query, across)
+            if not added:
+                return query, stats
+            extra = await self.store.term_stats(added, viewer=viewer)
+        except Exception as exc:  # the words the tables give still count
+            note_degraded("cross_language", exc)
+            return query, stats
+        return translated, TermStats(stats.n, {**extra.df, **stats.df}, stats.avgdl)
 
     async def _sentence_similarity(self, question: str, outcome: SearchOutcome) -> dict[str, float]:
         """The question's similarity to each candidate sentence (cosine rescaled for the model to [0, 1]), for

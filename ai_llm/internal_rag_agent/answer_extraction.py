@@ -66,6 +66,9 @@ _MONTHS = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 #: without the asked-for kind of value ("how many seconds" and no number of seconds) cannot answer.
 _NUM = r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|"\
        r"forty|fifty|sixty|hundred|thousand|million|billion|half|several|a few)"
+#: What a measured quantity's name is the first word of when it names a device or a record, not a value.
+_INSTRUMENT = r"(recorders?|loggers?|sensors?|monitors?|probes?|gauges?|logs?|records?|alarms?|controllers?|charts?)\b"
+
 UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(p, re.I), re.compile(q, re.I)) for p, q in [
         (r"\bseconds?\b|초\b|몇\s*초", rf"{_NUM}[\s-]*(seconds?|secs?|s)\b|\d+\s*초"),
@@ -107,7 +110,10 @@ UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
          r"소비\s*전류|전압|지연\s*시간|주파수", r"\d"),
         (r"\bdefault (value|setting)s?\b|기본\s*값|초기\s*값|디폴트", r"\d|\b(enabled|disabled|true|false)\b"),
         (r"\b(maximum|minimum)\b|최대|최소|최고|최저", r"\d"),
-        (r"\btemperature\b|\bdegrees?\b|온도|몇\s*도\b", r"\d+\s*(°|º|degrees?|℃|℉|도)"),
+        # A temperature that names an instrument or a record ("temperature recorder", "온도기록계") asks for no
+        # degrees.
+        (rf"\btemperature\b(?![\s-]+{_INSTRUMENT})|\bdegrees?\b|온도(?!\s*(기록|계|센서|로거|측정기|일지))|몇\s*도\b",
+         r"\d+\s*(°|º|degrees?|℃|℉|도)"),
     ]]
 
 

@@ -9,18 +9,28 @@ an English question to a Korean sentence sits lower than to any English one, and
 (`rag_formats_dev`, `rag_newdocs_dev`) an English near-miss question scored as high on Korean sentences as an
 answerable one (benchmarks/README.md, "Across languages").
 
-The model loads on first use (about 30 MB of weights); sentence vectors are kept in a bounded cache, so a
-sentence is encoded once per process.
+The same model renders single words across the languages (`translated_query`): a question word and a word of
+the other language's candidate sentences whose two vectors alone stand close ("forklift" / 지게차 0.71,
+"insurance" / 보험 0.88) are taken for translations, so word coverage counts the words the glossary tables
+lack — a dictionary made from the words at hand.
+
+The model loads on first use (about 30 MB of weights); sentence and word vectors are kept in a bounded cache, so
+each is encoded once per process.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
+
+from ai_llm.common.text import HANGUL_SYLLABLE
+from ai_llm.common.text.analysis import TRANSLATION_WEIGHT, QueryTerms, analyze
 
 #: Sentence vectors kept (512 float32 each: 2 KiB).
 CACHE_SIZE = 20_000
@@ -43,7 +53,8 @@ class CrossLingualJudge:
                 self._model = USE()
             return self._model
 
-    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+    def vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The USE vectors of `texts` (L2-normalised), from the cache where it has them."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
             encoded = np.asarray(self._encoder().encode(missing), dtype=np.float32).reshape(len(missing), -1)
@@ -67,6 +78,72 @@ class CrossLingualJudge:
         if not sentences:
             return {}
         unique = list(dict.fromkeys(sentences))
-        vectors = self._vectors([question, *unique])
+        vectors = self.vectors([question, *unique])
         asked, matrix = vectors[0], np.stack(vectors[1:])
         return {s: float(v) for s, v in zip(unique, matrix @ asked, strict=True)}
+
+
+#: A word of the question and a word of the other language's sentences are taken as translations when the
+#: multilingual USE's cosine of the two words alone reaches this ("committee"/"위원회" 0.89, "forklift"/"지게차"
+#: 0.71; unrelated pairs reach 0.55).
+MIN_WORD_COSINE = 0.62
+#: Renderings kept per question word (the best, and others within `WORD_MARGIN` of it).
+WORD_RENDERINGS = 2
+WORD_MARGIN = 0.05
+
+_WORD = re.compile(r"[0-9A-Za-z][0-9A-Za-z'_.\-]*[0-9A-Za-z]|[A-Za-z]|[\uac00-\ud7a3]+")
+
+
+def surface_terms(text: str) -> dict[str, str]:
+    """The analysis terms of `text` (`analyze`), each with the written word it comes from — what the sentence
+    encoder reads (a Snowball stem such as "committe" is not a word it knows; a Korean morpheme is)."""
+    found: dict[str, str] = {}
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if HANGUL_SYLLABLE.match(word):
+            continue
+        for term in analyze(word):
+            found.setdefault(term, word.lower())
+    for term in analyze(text):
+        if HANGUL_SYLLABLE.match(term):
+            found.setdefault(term, term)
+    return found
+
+
+def translated_query(judge: CrossLingualJudge, question: str, query: QueryTerms,
+                     sentences: Sequence[str]) -> tuple[QueryTerms, list[str]]:
+    """`query` with, for each salient word of the question that `sentences` (the other language's) do not hold
+    as written, the terms of those sentences the multilingual USE takes for its translation (`MIN_WORD_COSINE`,
+    at most `WORD_RENDERINGS`), beside the tables' renderings, at their weight scaled by the cosine. Returns
+    (the query, the terms added). Blocking: call it in a thread."""
+    own = surface_terms(question)
+    vocabulary: dict[str, str] = {}
+    for sentence in sentences:
+        vocabulary.update((t, w) for t, w in surface_terms(sentence).items() if len(w) > 1 and not t.isdigit())
+    asked = {g.base: own[g.base] for g in query.groups
+             if g.salient and g.base in own and len(own[g.base]) > 1 and not g.base.isdigit()
+             and g.base not in vocabulary}
+    if not asked or not vocabulary:
+        return query, []
+    words = list(dict.fromkeys([*asked.values(), *vocabulary.values()]))
+    vectors = dict(zip(words, judge.vectors(words), strict=True))
+    terms = list(vocabulary)
+    matrix = np.stack([vectors[vocabulary[t]] for t in terms])
+    added: list[str] = []
+    groups = []
+    for group in query.groups:
+        if group.base not in asked:
+            groups.append(group)
+            continue
+        cosines = matrix @ vectors[asked[group.base]]
+        order = np.argsort(-cosines)[:WORD_RENDERINGS]
+        best = float(cosines[order[0]])
+        alternatives = dict(group.alternatives)
+        for i in order:
+            cos = float(cosines[i])
+            if cos < MIN_WORD_COSINE or cos < best - WORD_MARGIN or terms[i] in alternatives:
+                continue
+            alternatives[terms[i]] = round(TRANSLATION_WEIGHT * 0.75 * cos, 3)
+            added.append(terms[i])
+        groups.append(replace(group, alternatives=alternatives))
+    return replace(query, groups=groups), added

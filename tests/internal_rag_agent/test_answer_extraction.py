@@ -212,3 +212,16 @@ def test_a_particle_or_a_quoted_literal_is_not_an_asked_unit() -> None:
     assert asked_units('precisedelta에 suppress=["days"], format="%0.4f" 넣으면 출력 어떻게 나옴?') == []
     assert any(p.search("4 GB") for p in asked_units("메모리는 몇 기가 필요해?"))
     assert any(p.search("3 days") for p in asked_units("How many days does the review take?"))
+
+
+def test_a_temperature_naming_an_instrument_asks_for_no_degrees() -> None:
+    """"temperature recorder calibration" names a device: the question asks when, not how many degrees — while
+    "what temperature" and "몇 도" still ask for degrees."""
+    from ai_llm.internal_rag_agent.answer_extraction import asked_units
+
+    row = "차량번호: 85바 3902; 정비 내용: 온도기록계 교정; 다음 점검 예정: 2027-01-22"
+    assert all(p.search(row) for p in asked_units(
+        "When is the next inspection due for truck 85바 3902 after its temperature recorder calibration?"))
+    assert all(p.search(row) for p in asked_units("85바 3902 온도기록계 교정 다음 점검은 언제야?"))
+    assert any(p.search("2 ℃ and 8 ℃") for p in asked_units("At what temperature must vaccines be stored?"))
+    assert not any(p.search(row) for p in asked_units("냉동탑 차량 적재함 온도는 몇 도로 맞춰야 해?"))
