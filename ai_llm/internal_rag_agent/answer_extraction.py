@@ -71,7 +71,8 @@ _INSTRUMENT = r"(recorders?|loggers?|sensors?|monitors?|probes?|gauges?|logs?|re
 
 UNITS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(p, re.I), re.compile(q, re.I)) for p, q in [
-        (r"\bseconds?\b|초\b|몇\s*초", rf"{_NUM}[\s-]*(seconds?|secs?|s)\b|\d+\s*초"),
+        # "second" alone is the ordinal ("the second-half evaluation"); the unit is plural or a rate (`_RATE`).
+        (r"\bseconds\b|초\b|몇\s*초", rf"{_NUM}[\s-]*(seconds?|secs?|s)\b|\d+\s*초"),
         (r"\bminutes?\b|몇\s*분\b", rf"{_NUM}[\s-]*(minutes?|mins?)\b|\d+\s*분"),
         (r"\bhours?\b|몇\s*시간", rf"{_NUM}[\s-]*(hours?|hrs?|h)\b|\d+\s*시간"),
         (r"\bdays?\b|며칠|몇\s*일", rf"{_NUM}[\s-]*(days?)\b|\d+\s*일"),

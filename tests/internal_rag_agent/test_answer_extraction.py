@@ -225,3 +225,15 @@ def test_a_temperature_naming_an_instrument_asks_for_no_degrees() -> None:
     assert all(p.search(row) for p in asked_units("85바 3902 온도기록계 교정 다음 점검은 언제야?"))
     assert any(p.search("2 ℃ and 8 ℃") for p in asked_units("At what temperature must vaccines be stored?"))
     assert not any(p.search(row) for p in asked_units("냉동탑 차량 적재함 온도는 몇 도로 맞춰야 해?"))
+
+
+def test_second_as_an_ordinal_asks_for_no_seconds() -> None:
+    """"second-half" counts, it measures no time; "how many seconds" and "in seconds" still ask for seconds."""
+    from ai_llm.internal_rag_agent.answer_extraction import asked_units
+
+    row = "하반기 평가 결과는 다음 해 1월 31일까지 통보한다."
+    assert all(p.search(row) for p in asked_units(
+        "When do subcontractors hear back about their second-half evaluation results?"))
+    assert any(p.search("30 seconds") for p in asked_units("How many seconds does the ping wait?"))
+    assert any(p.search("10 seconds") for p in asked_units("What is the default timeout in seconds?"))
+    assert not any(p.search(row) for p in asked_units("How many seconds does the ping wait?"))
