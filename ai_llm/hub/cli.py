@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from typing import Annotated
+import signal
+from typing import Annotated, Any
 
 import typer
 
@@ -104,8 +105,16 @@ def _load_plugins() -> None:
         module.register(app, eval_app, bench_app, search_app)
 
 
+def _exit_on_sigterm(signum: int, _frame: Any) -> None:
+    """SIGTERM ends a command as an error exit would: `finally` blocks, context managers and atexit run, so an
+    evaluation's embedded Postgres and embedding server stop with it (the default action left them running).
+    `hub run` replaces this with the launcher's own handler."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
     """Console-script entry point."""
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     _load_plugins()
     app(prog_name="hub")
 
