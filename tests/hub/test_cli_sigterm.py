@@ -12,13 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+from ai_llm.hub.process import pid_alive
 
 
 def test_a_sigterm_stops_the_evaluations_postgres_and_removes_its_folder(tmp_path: Path) -> None:
@@ -35,24 +29,23 @@ def test_a_sigterm_stops_the_evaluations_postgres_and_removes_its_folder(tmp_pat
     postmaster = 0
     try:
         deadline = time.monotonic() + 180
-        pid_files: list[Path] = []
-        while time.monotonic() < deadline and not pid_files and proc.poll() is None:
-            pid_files = list(scratch.glob("hub-rag-*/pg/postmaster.pid"))
+        while time.monotonic() < deadline and not postmaster and proc.poll() is None:
+            for pid_file in scratch.glob("hub-rag-*/pg/postmaster.pid"):
+                first = pid_file.read_text().split()[:1]  # empty while the server is still writing it
+                postmaster = int(first[0]) if first and first[0].isdigit() else 0
             time.sleep(0.2)
-        assert pid_files, "the evaluation never started its Postgres"
-        time.sleep(1.0)  # the server is up and its pid written
-        postmaster = int(pid_files[0].read_text().split()[0])
-        assert _alive(postmaster)
+        assert postmaster, "the evaluation never started its Postgres"
+        assert pid_alive(postmaster)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=90) == 128 + signal.SIGTERM
         for _ in range(100):
-            if not _alive(postmaster):
+            if not pid_alive(postmaster):
                 break
             time.sleep(0.1)
-        assert not _alive(postmaster), "the embedded Postgres outlived the command"
+        assert not pid_alive(postmaster), "the embedded Postgres outlived the command"
         assert not list(scratch.glob("hub-rag-*")), "the temporary folder was left behind"
     finally:
         if proc.poll() is None:
             proc.kill()
-        if postmaster and _alive(postmaster):  # what a failing run left: stopped, not left to later tests
+        if postmaster and pid_alive(postmaster):  # what a failing run left: stopped, not left to later tests
             os.kill(postmaster, signal.SIGINT)
