@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ai_llm.common.text import HANGUL_SYLLABLE
-from ai_llm.common.text.analysis import TRANSLATION_WEIGHT, QueryTerms, analyze
+from ai_llm.common.text.analysis import REVERSE_TRANSLATION_WEIGHT, QueryTerms, analyze
 
 #: Sentence vectors kept (512 float32 each: 2 KiB).
 CACHE_SIZE = 20_000
@@ -91,7 +91,8 @@ MIN_WORD_COSINE = 0.62
 WORD_RENDERINGS = 2
 WORD_MARGIN = 0.05
 
-_WORD = re.compile(r"[0-9A-Za-z][0-9A-Za-z'_.\-]*[0-9A-Za-z]|[A-Za-z]|[\uac00-\ud7a3]+")
+#: A written Latin word or code, as the encoder should read it ("Ongil's", "wall-to-wall"); Hangul comes from Kiwi.
+_WORD = re.compile(r"[0-9A-Za-z][0-9A-Za-z'_.\-]*[0-9A-Za-z]|[A-Za-z]")
 
 
 def surface_terms(text: str) -> dict[str, str]:
@@ -100,8 +101,6 @@ def surface_terms(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for match in _WORD.finditer(text):
         word = match.group()
-        if HANGUL_SYLLABLE.match(word):
-            continue
         for term in analyze(word):
             found.setdefault(term, word.lower())
     for term in analyze(text):
@@ -114,8 +113,9 @@ def translated_query(judge: CrossLingualJudge, question: str, query: QueryTerms,
                      sentences: Sequence[str]) -> tuple[QueryTerms, list[str]]:
     """`query` with, for each salient word of the question that `sentences` (the other language's) do not hold
     as written, the terms of those sentences the multilingual USE takes for its translation (`MIN_WORD_COSINE`,
-    at most `WORD_RENDERINGS`), beside the tables' renderings, at their weight scaled by the cosine. Returns
-    (the query, the terms added). Blocking: call it in a thread."""
+    at most `WORD_RENDERINGS`), beside the tables' renderings, at the weight of a table read backwards
+    (`REVERSE_TRANSLATION_WEIGHT`) scaled by the cosine, in either direction. Returns (the query, the terms
+    added). Blocking: call it in a thread."""
     own = surface_terms(question)
     vocabulary: dict[str, str] = {}
     for sentence in sentences:
@@ -143,7 +143,7 @@ def translated_query(judge: CrossLingualJudge, question: str, query: QueryTerms,
             cos = float(cosines[i])
             if cos < MIN_WORD_COSINE or cos < best - WORD_MARGIN or terms[i] in alternatives:
                 continue
-            alternatives[terms[i]] = round(TRANSLATION_WEIGHT * 0.75 * cos, 3)
+            alternatives[terms[i]] = round(REVERSE_TRANSLATION_WEIGHT * cos, 3)
             added.append(terms[i])
         groups.append(replace(group, alternatives=alternatives))
     return replace(query, groups=groups), added

@@ -70,11 +70,11 @@ def test_the_real_model_renders_a_word_by_its_translation_first() -> None:
     """On the real multilingual USE weights, as an ordering: what a word gets is its translation, not another
     word of the sentence."""
     question = "Who chairs the insurance committee?"
-    translated, _ = translated_query(CrossLingualJudge(), question, analyze_query(question),
+    query = analyze_query(question)
+    translated, _ = translated_query(CrossLingualJudge(), question, query,
                                      ["보험 위원회의 위원장은 지게차 담당 임원이 맡는다."])
-    groups = {g.base: g for g in translated.groups}
-    new = {base: [t for t in groups[base].alternatives if t not in analyze_query(question).groups[i].alternatives]
-           for i, base in enumerate(g.base for g in analyze_query(question).groups)}
+    new = {g.base: [t for t in g.alternatives if t not in before.alternatives]
+           for g, before in zip(translated.groups, query.groups, strict=True)}
     assert any(new.values())
     assert all(t in {"보험", "위원회", "위원장", "위원"} for base in ("insur", "committe") for t in new[base])
 

@@ -261,6 +261,8 @@ class QueryTerms:
 
 #: Weights of the alternatives of a question word.
 TRANSLATION_WEIGHT = 0.8
+#: A Korean form for an English word: the tables are written Korean → English, and read backwards they are looser.
+REVERSE_TRANSLATION_WEIGHT = TRANSLATION_WEIGHT * 0.75
 SIMILAR_WEIGHT = 0.45
 HISTORY_WEIGHT = 0.5
 
@@ -292,7 +294,7 @@ def analyze_query(text: str, *, translate: bool = True, expand_similar: bool = T
                     group.alternatives.setdefault(english, TRANSLATION_WEIGHT)
             else:
                 for form in korean_for(term):
-                    group.alternatives.setdefault(form, TRANSLATION_WEIGHT * 0.75)
+                    group.alternatives.setdefault(form, REVERSE_TRANSLATION_WEIGHT)
         if expand_similar and is_hangul and not stop and len(term) > 1:
             for form, score in similar_korean(term):
                 group.alternatives.setdefault(form, round(SIMILAR_WEIGHT * score, 3))
