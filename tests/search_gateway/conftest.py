@@ -17,11 +17,12 @@ import pytest
 import typer
 
 from ai_llm.common.settings import Settings
+from tests.dates import days_ago
 
 PAGES = [
     {"url": "https://example.org/seoul-subway", "title": "Seoul Metropolitan Subway",
      "content": "The Seoul Metropolitan Subway is a metropolitan railway system serving Seoul and its suburbs. "
-                "It carries over seven million passengers a day on 23 lines.", "published_at": "2026-11-20"},
+                "It carries over seven million passengers a day on 23 lines.", "published_at": days_ago(10)},
     {"url": "https://example.org/busan-port", "title": "Port of Busan",
      "content": "The Port of Busan is the largest port in South Korea, handling container cargo for shipping "
                 "lines across the Pacific.", "published_at": "2019-05-01"},
@@ -34,7 +35,7 @@ PAGES = [
      "content": "KTX는 대한민국의 고속철도로 2004년에 개통하였다. 서울과 부산을 약 2시간 30분에 연결한다."},
     {"url": "https://news.example.com/chip-exports", "title": "Semiconductor exports rise",
      "content": "South Korean semiconductor exports rose sharply in November as memory chip prices recovered.",
-     "published_at": "2026-11-28"},
+     "published_at": days_ago(2)},
 ]
 
 
