@@ -61,7 +61,7 @@ PAGES: list[dict[str, Any]] = [
      "content": "The census of Lake Varn glowfish is run every spring by volunteers.", "published_at": None},
     {"url": "https://env.example.kr/fine-dust", "title": "미세먼지 계절관리제",
      "content": "환경부는 미세먼지 계절관리제를 12월부터 3월까지 시행한다고 밝혔다. 석탄발전소 가동을 줄인다.",
-     "published_at": days_ago(7)},
+     "published_at": days_ago(5)},
     {"url": "https://news.example.kr/chip-exports", "title": "반도체 수출 뉴스",
      "content": "최신 뉴스: 11월 반도체 수출이 메모리 가격 회복으로 크게 늘었다.", "published_at": days_ago(2)},
 ]
