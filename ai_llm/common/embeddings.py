@@ -45,6 +45,12 @@ INPUT_PREFIXES: dict[str, tuple[str, str]] = {
     for name in (base, f"intfloat/{base}")
 }
 
+#: The RAG reader's question encoder: multilingual-e5-small with its top layers fine-tuned to put a question near
+#: the sentence that answers it (`docs/models/reader.md`), served beside e5 by the local embedding server. It
+#: encodes questions only; they are compared with the base model's stored sentence vectors.
+READER_QUESTION_MODEL = "multilingual-e5-small-reader"
+INPUT_PREFIXES[READER_QUESTION_MODEL] = ("query: ", "passage: ")
+
 #: Models whose vectors place a Korean question near English text and back (cross-lingual retrieval).
 MULTILINGUAL_MODELS = frozenset({"multilingual-e5-small", "intfloat/multilingual-e5-small", "text-embedding-3-small",
                                  "text-embedding-3-large"})
@@ -128,6 +134,8 @@ class OpenAIEmbeddings:
         self.model = model
         self.dimension = dimension or KNOWN_DIMENSIONS.get(model, 0)
         self.batch_size = batch_size
+        self._api_key = api_key
+        self._timeout_s = timeout_s
         self.max_retries = max_retries
         self.calls = 0
         self.base_url = base_url.rstrip("/")
@@ -166,6 +174,11 @@ class OpenAIEmbeddings:
                                          f"{_error_message(response)}")
             await asyncio.sleep(0.5 * 2 ** attempt)
         raise EmbeddingError(f"embedding call to {url} failed")  # pragma: no cover - the loop returns or raises
+
+    def with_model(self, model: str) -> OpenAIEmbeddings:
+        """A client of the same server and key for another model it serves."""
+        return OpenAIEmbeddings(self.base_url, model, api_key=self._api_key, batch_size=self.batch_size,
+                                timeout_s=self._timeout_s, max_retries=self.max_retries)
 
     async def close(self) -> None:
         await self._client.aclose()

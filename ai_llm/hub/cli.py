@@ -37,6 +37,7 @@ PLUGINS = [
     "ai_llm.orchestrator_agent.cli",
     "ai_llm.file_management_agent.cli",
     "ai_llm.evals.rag.cli",
+    "ai_llm.evals.reader.cli",
     "ai_llm.evals.orchestrator.cli",
     "ai_llm.evals.web.cli",
     "ai_llm.evals.gateway.cli",

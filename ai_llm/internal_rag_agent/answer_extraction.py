@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ai_llm.common.text import HANGUL_SYLLABLE, is_korean, normalize
-from ai_llm.common.text.analysis import QueryTerms, TermStats, analyze, coverage
+from ai_llm.common.text.analysis import QueryTerms, TermStats, analyze, coverage, group_weight
 from ai_llm.internal_rag_agent.rag_search_service import REPORT_FACTOR, RankedChunk
 
 #: Check the asked-for kind of value in the sentence and the next one only (else in the ±1 window).
@@ -130,6 +130,10 @@ class Quote:
     question_coverage: float = 0.0  # of all the question's words
     cross_similarity: float = 0.0  # the cross-lingual model's cosine, for a sentence in the other language
     neighbours: list[str] = field(default_factory=list)
+    #: What the reader model weighs (`reader.features.FEATURES`), filled in by `find_evidence`.
+    features: dict[str, float] = field(default_factory=dict)
+    #: The reader model's probability that this sentence states the answer (None: not read by the model).
+    reader_score: float | None = None
 
     @property
     def page(self) -> int | None:
@@ -146,6 +150,20 @@ class Evidence:
     cross_similarity: float = 0.0  # best cross-lingual cosine of a sentence in the other language
     unknown: list[str] = field(default_factory=list)  # identifiers the question names and no document holds
     similarity: float = 0.0  # the embedding model's similarity (0-1) of the question to the best sentence
+    #: Every sentence weighed, best first by the rules' score (the reader reads these).
+    candidates: list[Quote] = field(default_factory=list)
+    #: The reader model's probability for the best sentence, and the threshold it must reach, when the reader
+    #: read them (`reader.reading.read`).
+    reader_best: float | None = None
+    reader_threshold: float | None = None
+    #: Reader scores in [low, high) are uncertain: a connected model's own judgement decides there.
+    reader_band: tuple[float, float] | None = None
+
+    @property
+    def uncertain(self) -> bool:
+        """Whether the reader's best score falls in its uncertain band."""
+        return self.reader_best is not None and self.reader_band is not None \
+            and self.reader_band[0] <= self.reader_best < self.reader_band[1]
 
     def lexical(self, min_evidence: float, min_question_coverage: float = 0.0,
                 min_similarity: float | None = None) -> bool:
@@ -161,10 +179,13 @@ class Evidence:
 
     def answerable(self, min_evidence: float, min_question_coverage: float = 0.0,
                    min_cross: float | None = None, min_similarity: float | None = None) -> bool:
-        """`lexical`, or a sentence in the other language whose cross-lingual cosine reaches `min_cross`
-        (None: not used)."""
+        """The reader's best probability reaches its threshold when the reader read the sentences; else
+        `lexical`, or a sentence in the other language whose cross-lingual cosine reaches `min_cross` (None: not
+        used)."""
         if not self.quotes or self.unknown:
             return False
+        if self.reader_best is not None and self.reader_threshold is not None:
+            return self.reader_best >= self.reader_threshold
         return self.lexical(min_evidence, min_question_coverage, min_similarity) or (
             min_cross is not None and 0.0 < self.cross_similarity and self.cross_similarity >= min_cross)
 
@@ -230,7 +251,8 @@ def other_language(question: str, sentences: Sequence[str]) -> list[str]:
 
 def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Sequence[RankedChunk],
                   max_sentences: int = 3, similarity: dict[str, float] | None = None,
-                  cross: dict[str, float] | None = None, max_chunks: int = CHUNKS_CONSIDERED) -> Evidence:
+                  cross: dict[str, float] | None = None, max_chunks: int = CHUNKS_CONSIDERED,
+                  tuned: dict[str, float] | None = None) -> Evidence:
     """Score the sentences of the best chunks and pick the ones to quote (see the module docstring).
 
     Args:
@@ -241,6 +263,8 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             their score (`CROSS_WEIGHT`), so the sentence the model judged answering is the one quoted.
         max_chunks: how many of the best chunks are weighed (`CHUNKS_CONSIDERED`; more when chunks in the
             other language were added for the cross-lingual model).
+        tuned: the cosine of the reader's question vector (`reader.model.QUESTION_MODEL`) to each candidate
+            sentence's stored vector: a feature of the reader model only, not of the rules' score.
     """
     wants_number = bool(_QUANTITY.search(question)) or bool(query.numbers)
     korean_question = is_korean(question)
@@ -252,7 +276,7 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     analysed_terms = [[analyze(s) for s in sentences] for _, sentences in analysed]
     factors = local_factors(query, {s: t for (_, sentences), terms in zip(analysed, analysed_terms, strict=True)
                                     for s, t in zip(sentences, terms, strict=True) if len(s) >= MIN_SENTENCE_CHARS})
-    for (chunk, sentences), terms in zip(analysed, analysed_terms, strict=True):
+    for rank, ((chunk, sentences), terms) in enumerate(zip(analysed, analysed_terms, strict=True)):
         for i, sentence in enumerate(sentences):
             if len(sentence) < MIN_SENTENCE_CHARS:
                 continue
@@ -283,31 +307,91 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
             if cross and sentence in cross and states_unit and is_korean(sentence) != korean_question:
                 across = cross[sentence]
                 score += CROSS_WEIGHT * across
-            candidates.append(Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4),
-                                    round(across, 4)))
+            quote = Quote(sentence, chunk, i, round(score, 4), round(window, 4), round(whole, 4), round(across, 4))
+            quote.features = {
+                "own": own, "window": window, "whole": whole, "relevance": chunk.relevance / best_relevance,
+                "chunk_rank": rank, "position": float(i), "first_line": float(i == 0),
+                "similarity": (similarity or {}).get(sentence, 0.0),
+                "has_similarity": float(bool(similarity) and sentence in (similarity or {})),
+                "neighbour_similarity": max(((similarity or {}).get(sentences[j], 0.0) for j in around if j != i),
+                                            default=0.0),
+                "cross": cross.get(sentence, 0.0) if cross else 0.0,
+                "tuned_similarity": (tuned or {}).get(sentence, 0.0),
+                "other_language": float(is_korean(sentence) != korean_question),
+                "units_asked": float(bool(units)), "states_unit": float(states_unit),
+                "wants_number": float(wants_number), "has_digit": float(bool(_DIGIT.search(sentence))),
+                "heading_like": float(not _SENTENCE_END.search(sentence) and len(sentence) < 80),
+                "table_row": float(bool(_TABLE_ROW.match(sentence))),
+                "length": math.log1p(len(sentence)), "anaphor": float(points_back(sentence)),
+                "report": float(chunk.hit.source_kind == "report"), "rule_score": score}
+            candidates.append(quote)
     unknown = unknown_identifiers(question, stats, [c.hit.content for c in chunks])
     if not candidates:
         return Evidence([], 0.0, unknown=unknown)
     candidates.sort(key=lambda q: q.score, reverse=True)
+    _relative_features(candidates, query, stats, korean_question, bool(unknown))
     best = candidates[0]
     chosen = [best]
-    seen = [_words(best.text)]
+    seen = [words(best.text)]
     # Candidates are best first, and a report's copy of a sentence scores below the original, so a duplicate
     # dropped here is the report's.
     for quote in candidates[1:]:
         if len(chosen) == max_sentences or quote.score < FOLLOWER_SHARE * best.score:
             break
-        words = _words(quote.text)
-        if any(len(words & other) >= DUPLICATE_SHARE * min(len(words), len(other)) for other in seen):
+        these = words(quote.text)
+        if any(len(these & other) >= DUPLICATE_SHARE * min(len(these), len(other)) for other in seen):
             continue  # the same sentence, or a copy quoting it
-        seen.append(words)
+        seen.append(these)
         chosen.append(quote)
-    chosen += _antecedents(chosen, candidates)
+    chosen += antecedents(chosen, candidates)
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
     return Evidence(chosen, max(c.window_coverage for c in top), max(c.question_coverage for c in top),
                     max(c.cross_similarity for c in candidates), unknown,
-                    (similarity or {}).get(best.text, 0.0))
+                    (similarity or {}).get(best.text, 0.0), candidates)
+
+
+#: A table row as the parser writes it (`header: value; header: value`).
+_TABLE_ROW = re.compile(r"^[^:;]{1,40}: [^;]*; [^:;]{1,40}: ")
+
+
+def _relative_features(candidates: Sequence[Quote], query: QueryTerms, stats: TermStats, korean_question: bool,
+                       unknown: bool) -> None:
+    """Add the features that compare a sentence with the others (its rank and gap to the best by each signal)
+    and the question's own (how much of it the corpus knows, how long it is) to every candidate's features."""
+    salient = [g for g in query.groups if g.salient]
+    weights = [group_weight(g, stats) * g.weight for g in salient]
+    known = sum(w for g, w in zip(salient, weights, strict=True) if any(stats.df.get(t) for t in g.alternatives))
+    question = {"known_share": known / sum(weights) if sum(weights) else 0.0,
+                "question_words": math.log1p(len(salient)), "korean_question": float(korean_question),
+                "unknown_identifier": float(unknown), "candidates": math.log1p(len(candidates))}
+    rows = [c.features for c in candidates]
+    for key in RELATIVE_KEYS:
+        add_relative(rows, key)
+    for row in rows:
+        row.update(question)
+
+
+#: The signals whose rank and gap to the best among the candidates are features of their own.
+RELATIVE_KEYS = ("rule_score", "own", "similarity", "cross", "whole", "tuned_similarity")
+
+
+def add_relative(rows: Sequence[dict[str, float]], key: str) -> None:
+    """Add `{key}_gap` (the best value less this one), `{key}_margin` (this one less the best other one) and
+    `{key}_rank` (log of 1 + its mean rank: sentences tied share the middle of their places, so a signal every
+    sentence lacks — no question word in any — ranks none of them first) to each candidate's features."""
+    if not rows:
+        return
+    values = sorted((r.get(key, 0.0) for r in rows), reverse=True)
+    best = values[0]
+    second = values[1] if len(values) > 1 else 0.0
+    for row in rows:
+        value = row.get(key, 0.0)
+        higher = sum(1 for v in values if v > value)
+        tied = sum(1 for v in values if v == value) - 1
+        row[f"{key}_gap"] = best - value
+        row[f"{key}_margin"] = value - (second if value >= best else best)
+        row[f"{key}_rank"] = math.log1p(higher + tied / 2)
 
 
 def local_factors(query: QueryTerms, sentence_terms: Mapping[str, Sequence[str]]) -> list[float]:
@@ -329,7 +413,12 @@ _ANAPHOR = re.compile(r"^(this|that|these|those|it|they|such|here|there)\b|^(이
                       re.I)
 
 
-def _antecedents(chosen: Sequence[Quote], candidates: Sequence[Quote]) -> list[Quote]:
+def points_back(sentence: str) -> bool:
+    """Whether a sentence opens by pointing back ("This is used …", "이는 …"): it needs the one before it."""
+    return bool(_ANAPHOR.match(sentence))
+
+
+def antecedents(chosen: Sequence[Quote], candidates: Sequence[Quote]) -> list[Quote]:
     """The sentence before each chosen one that opens by pointing back, from the same chunk, so the quote reads
     whole ("ItsDangerous securely signs data … This is used to protect Flask's session cookie.")."""
     have = {(q.chunk.key, q.position) for q in chosen}
@@ -337,7 +426,7 @@ def _antecedents(chosen: Sequence[Quote], candidates: Sequence[Quote]) -> list[Q
     added: list[Quote] = []
     for quote in chosen:
         place = (quote.chunk.key, quote.position - 1)
-        if quote.position == 0 or place in have or not _ANAPHOR.match(quote.text):
+        if quote.position == 0 or place in have or not points_back(quote.text):
             continue
         before = by_place.get(place)
         if before is None:  # too short to be a candidate (a heading): not a subject
@@ -347,5 +436,6 @@ def _antecedents(chosen: Sequence[Quote], candidates: Sequence[Quote]) -> list[Q
     return added
 
 
-def _words(text: str) -> set[str]:
+def words(text: str) -> set[str]:
+    """The lower-cased words of a sentence (two quotes sharing most of them are one sentence quoted twice)."""
     return set(re.findall(r"\w+", text.lower()))

@@ -97,7 +97,6 @@ def _index_through_file_store(settings: Settings, docs: list[dict[str, Any]],
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
     """Add `hub index` and `hub reindex` to the `hub` CLI."""
-
     @app.command("index")
     def index(
         paths: Annotated[list[Path], typer.Argument(help="files or folders to index")],

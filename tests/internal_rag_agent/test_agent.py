@@ -17,16 +17,11 @@ from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import CallRecord, LLMError, LocalEngine
 from ai_llm.common.settings import Settings
 from ai_llm.common.store.db import Database
-from ai_llm.internal_rag_agent.agent import (
-    GroundedAnswer,
-    RagAgent,
-    StandaloneQuestion,
-    is_context_dependent,
-    page_label,
-    strip_artifacts,
-)
+from ai_llm.internal_rag_agent.agent import RagAgent
+from ai_llm.internal_rag_agent.answer import GroundedAnswer, page_label
 from ai_llm.internal_rag_agent.answer_extraction import find_evidence
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
+from ai_llm.internal_rag_agent.question import StandaloneQuestion, is_context_dependent, strip_artifacts
 from ai_llm.internal_rag_agent.rag_search_service import OTHER_DOCUMENT_FACTOR, QueryPlan, rule_queries
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
 from tests.conftest import EMBEDDING_MODEL
@@ -85,9 +80,11 @@ async def test_english_question_is_answered_with_page_cited_sources(rag_agent: R
     assert top["file_name"] == "travel_policy.pdf" and top["storage_ref"] == corpus.refs["travel"]
     assert 1 in top["pages"] and top["page_label"].startswith("p.1") and top["file_id"] == "t1"
     assert 0 < top["score"] <= 1 and reply.data["max_score"] >= top["score"]
-    # The answer quotes the whole sentence that answers, with its file and page, then the sources.
-    assert "> Expense claims must be filed within 14 days after the trip ends.\n> — travel_policy.pdf, p.1" \
-        in reply.text
+    # The answer quotes the whole sentence that answers first, with its file and page (cited once after the last
+    # quote from the same place), then the sources.
+    quoted = reply.text.split("\n\n", 1)[1]
+    assert quoted.startswith("> Expense claims must be filed within 14 days after the trip ends.\n"), reply.text
+    assert quoted.split("\n\n")[0].endswith("\n> — travel_policy.pdf, p.1"), reply.text
     assert "**출처:**" in reply.text and "- **travel_policy.pdf** (p.1" in reply.text
     assert "파일 위치: /api/files/t1/download" in reply.text
     # Offline nothing is rewritten and the answer is quoted at once: neither gets a status line.

@@ -72,20 +72,20 @@ async def test_sentence_similarity_reads_stored_vectors_and_embeds_only_what_lac
     ref = unique_ref("lines")
     await rag_agent.indexing.index_one(DocumentInput(ref, "glacier.pdf", content_b64=_b64(make_pdf(PAGES))))
     counting = CountingEmbeddings(embeddings)
-    rag_agent.embeddings = counting  # type: ignore[assignment]
+    rag_agent.retriever.embeddings = counting  # type: ignore[assignment]
     question = "How much ice did the Vatnaj ridge glacier lose at the lower stakes?"
     outcome = await rag_agent.search_service.search(question)
     ours = candidate_sentences([c for c in outcome.chunks if c.hit.storage_ref == ref])
     assert any("1.8 metres" in s for s in ours)
 
-    with_stored = await rag_agent._sentence_similarity(question, outcome)
+    with_stored = await rag_agent.retriever.sentence_similarity(question, outcome)
     assert not set(ours) & set(counting.texts)  # read, not embedded
     # The search embedded the question already: its vector is reused, not asked for a second time.
     assert outcome.question_vector is not None and question not in counting.texts
 
     await db.execute("UPDATE document_chunks SET line_vectors = NULL WHERE storage_ref = %s", (ref,))
     counting.texts.clear()
-    embedded = await rag_agent._sentence_similarity(question, outcome)
+    embedded = await rag_agent.retriever.sentence_similarity(question, outcome)
     assert set(ours) <= set(counting.texts)  # no stored vectors: the sentences go to the embedding server
     assert set(with_stored) == set(embedded)
     assert all(abs(with_stored[s] - embedded[s]) < 0.01 for s in ours)

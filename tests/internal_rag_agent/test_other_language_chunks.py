@@ -1,4 +1,4 @@
-"""The chunks in the other language added for the cross-lingual model (`RagAgent._other_language_chunks`): the
+"""The chunks in the other language added for the cross-lingual model (`Retriever.other_language_chunks`): the
 nearest ones by the question's vector, in the other language only, none the search already weighs, at most
 `CROSS_LANGUAGE_CHUNKS`, through the viewer's filter; nothing without a question vector or when the store
 fails."""
@@ -13,8 +13,8 @@ import pytest
 
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.identity import Viewer
-from ai_llm.internal_rag_agent.agent import CROSS_LANGUAGE_CHUNKS, RagAgent
 from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
+from ai_llm.internal_rag_agent.retrieval import CROSS_LANGUAGE_CHUNKS, Retriever
 from ai_llm.internal_rag_agent.vector_store import ChunkHit
 
 pytestmark = pytest.mark.unit
@@ -38,7 +38,7 @@ class Store:
 
 async def other(store: Store, question: str, chunks: list[RankedChunk], vector: Any = (0.1, 0.2)) -> list[Any]:
     outcome = SimpleNamespace(question_vector=vector, chunks=chunks)
-    return await RagAgent._other_language_chunks(SimpleNamespace(store=store), question, outcome,  # type: ignore[arg-type]
+    return await Retriever.other_language_chunks(SimpleNamespace(store=store), question, outcome,  # type: ignore[arg-type]
                                                  Viewer(user_id="u1", username="kim", teams=("hr",)))
 
 

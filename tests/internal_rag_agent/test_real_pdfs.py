@@ -17,7 +17,8 @@ from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.llm import LocalEngine
 from ai_llm.common.settings import Settings
 from ai_llm.common.store.db import Database
-from ai_llm.internal_rag_agent.agent import RagAgent, quote_blocks
+from ai_llm.internal_rag_agent.agent import RagAgent
+from ai_llm.internal_rag_agent.answer import quote_blocks
 from ai_llm.internal_rag_agent.document_parser import parse_document, split_document
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore

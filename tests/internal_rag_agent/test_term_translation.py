@@ -16,12 +16,12 @@ import pytest
 from ai_llm.common.degraded import collect_degraded
 from ai_llm.common.identity import Viewer
 from ai_llm.common.text.analysis import TRANSLATION_WEIGHT, TermStats, analyze_query, coverage
-from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.cross_language import (
     MIN_WORD_COSINE,
     CrossLingualJudge,
     translated_query,
 )
+from ai_llm.internal_rag_agent.retrieval import Retriever
 
 pytestmark = pytest.mark.unit
 
@@ -94,8 +94,8 @@ async def translate(store: Store, judge: Any) -> tuple[Any, TermStats]:
     question = "What is the forklift speed limit?"
     query = analyze_query(question)
     outcome = SimpleNamespace(query_terms=query, stats=TermStats(40, {"speed": 2}, 80.0))
-    agent = SimpleNamespace(store=store, cross_judge=judge)
-    return await RagAgent._translated(agent, question, outcome, [SENTENCE],  # type: ignore[arg-type]
+    retriever = SimpleNamespace(store=store, cross_judge=judge)
+    return await Retriever.translated(retriever, question, outcome, [SENTENCE],  # type: ignore[arg-type]
                                       Viewer(user_id="u1", username="kim", teams=("hr",)))
 
 

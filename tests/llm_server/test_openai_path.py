@@ -95,7 +95,7 @@ async def test_a_grounded_answer_streams_as_partial_objects_from_a_real_server(l
     """The RAG answer's structured reply from llama.cpp's server, streamed: whatever the model writes, the
     grammar keeps it a `GroundedAnswer`; it arrives as several growing partial objects of that schema's
     fields, and the last item is the validated answer."""
-    from ai_llm.internal_rag_agent.agent import GroundedAnswer
+    from ai_llm.internal_rag_agent.answer import GroundedAnswer
 
     items = [item async for item in llm.stream_parse(
         [{"role": "user", "content": "Passages:\n[1] (policy.pdf p.2) Claims are filed within 14 days.\n\n"

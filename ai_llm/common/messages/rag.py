@@ -13,6 +13,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "saving": {"ko": "💾 '{file_name}': 조각 {chunks}개 저장 중…", "en": "💾 '{file_name}': saving {chunks} chunks…"},
     "no_result": {"ko": "사내 문서에서 관련 내용을 찾지 못했습니다.",
                   "en": "I could not find anything relevant in the internal documents."},
+    "no_result_closest": {"ko": "가장 가까운 문서는 {file}{label}이지만, 질문에 답하는 문장은 찾지 못했습니다.",
+                          "en": "The closest document is {file}{label}, but no sentence in it answers the question."},
     "no_result_unknown": {"ko": "질문의 다음 항목은 어느 사내 문서에도 나오지 않습니다: {names}",
                           "en": "These names in the question appear in no internal document: {names}"},
     "clarify": {"ko": "어떤 내용을 가리키는지 알 수 없습니다. 대상(문서나 주제)을 넣어 질문을 다시 말씀해 주세요.",

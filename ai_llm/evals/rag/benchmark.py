@@ -104,14 +104,19 @@ async def bench_insert(env: Any, n: int) -> dict[str, Any]:
             "speedup": round(r / b, 2)}
 
 
-async def bench_multi_query(env: Any, n_queries: int) -> dict[str, Any]:
-    service = env.agent.search_service
+async def _bench_questions(env: Any, n: int, seed: int) -> list[str]:
+    """`n` sentences of the indexed benchmark documents, shuffled by `seed`, asked as questions."""
     rows = await env.db.fetch("SELECT content FROM document_chunks WHERE storage_ref LIKE 'bench:%%.pdf' "
                               "ORDER BY id")
     sentences = [s for r in rows for s in split_sentences(r["content"].replace("\n", " "))
                  if 40 <= len(s) <= 160 and len(tokenize(s)) >= 5]
-    random.Random(11).shuffle(sentences)
-    questions = sentences[:n_queries] or ["retrieval augmented generation"]
+    random.Random(seed).shuffle(sentences)
+    return sentences[:n] or ["retrieval augmented generation"]
+
+
+async def bench_multi_query(env: Any, n_queries: int) -> dict[str, Any]:
+    service = env.agent.search_service
+    questions = await _bench_questions(env, n_queries, seed=11)
     await service.search(questions[0])  # warm caches and connections
     multi: list[float] = []
     single: list[float] = []
@@ -245,6 +250,36 @@ async def bench_models(env: Any, paths: list[Path], n_queries: int) -> dict[str,
     return {"chunks": len(texts), "queries": len(questions), "baseline": OFFLINE_MODELS[0], "models": figures}
 
 
+async def bench_reader(env: Any, n_queries: int) -> dict[str, Any]:
+    """Answer latency with and without the reader, on the same index and questions, interleaved: the reader's
+    cost is one question vector from its encoder (no cache here) and the scoring of the candidates."""
+    from ai_llm.common.a2a.server import AgentRequest
+    from ai_llm.internal_rag_agent.agent import RagAgent
+
+    questions = await _bench_questions(env, n_queries, seed=12)
+    agent = env.agent
+    reading = agent if agent.settings.rag_reader else RagAgent(agent.store, agent.embeddings, agent.llm,
+                                                               agent.settings.model_copy(update={"rag_reader": True}))
+    rules = RagAgent(agent.store, agent.embeddings, agent.llm, agent.settings.model_copy(update={"rag_reader": False}))
+    for warm in (reading, rules):  # the reader's encoder loads on its first call
+        await warm.run_state(AgentRequest(text=questions[0], data={"language": "en"}))
+    with_reader: list[float] = []
+    without: list[float] = []
+    read = 0
+    for q in questions:
+        t = time.perf_counter()
+        state = await reading.run_state(AgentRequest(text=q, data={"language": "en"}))
+        with_reader.append(time.perf_counter() - t)
+        read += state["evidence"].reader_best is not None if state.get("evidence") else 0
+        t = time.perf_counter()
+        await rules.run_state(AgentRequest(text=q, data={"language": "en"}))
+        without.append(time.perf_counter() - t)
+    a, b = statistics.median(with_reader), statistics.median(without)
+    return {"questions": len(questions), "read_by_the_reader": read, "with_reader_median_ms": _ms(a),
+            "rules_only_median_ms": _ms(b), "added_median_ms": _ms(a - b), "latency_ratio": round(a / b, 3),
+            "goal": "added <= 300 ms"}
+
+
 def bench_documents(docs: Path | None) -> list[Path]:
     """Documents for the indexing benchmark: `--docs` (file or folder, every supported format) or the RAG paper
     from the shared eval data."""
@@ -264,6 +299,7 @@ async def run_rag_bench(base: Settings, docs: Path | None, chunks: int, insert_c
         result["indexing"] = await bench_indexing(env, paths)
         result["batched_insert"] = await bench_insert(env, insert_chunks)
         result["multi_query"] = await bench_multi_query(env, n_queries)
+        result["reader"] = await bench_reader(env, n_queries)
         dim = env.agent.embeddings.dimension or 384
         result["hnsw_vs_exact"] = await bench_hnsw(env, chunks, dim, 50, env.settings.rag_ef_search)
         if compare_models:

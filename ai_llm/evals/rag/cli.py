@@ -28,6 +28,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         llm_model: Annotated[str | None, typer.Option(help="the model id at --llm-url (default LLM_MODEL)")] = None,
         limit: Annotated[int, typer.Option(help="ask only this many questions, spread evenly over the set (every "
                                                 "k-th, so its kinds stay mixed; 0: all)")] = 0,
+        compare_rules: Annotated[bool, typer.Option(
+            help="also answer every question with the word rules deciding instead of the reader (same index; "
+                 "figures under `rules`)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Index the documents into a temporary database and score page recall, evidence and no-answer handling
@@ -38,7 +41,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
             typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
             raise typer.Exit(2)
         modes = [m.strip() for m in korean_analysis.split(",") if m.strip()]
-        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes, llm_url, llm_model, limit))
+        result = asyncio.run(run_rag_eval(get_settings(), docs, qa, details, modes, llm_url, llm_model, limit,
+                                          compare_rules))
         emit(result, as_json, None if as_json else "\n".join(f"{k}: {v}" for k, v in result.items() if k != "items"))
 
     @bench_app.command("rag")

@@ -15,6 +15,9 @@ question, which must come back `no_result`. A document without pages (Word, slid
 * `evidence_in_answer` — answerable items with an `evidence` span (the sentence that answers) whose span is
   contained in the reply text the person reads (whitespace collapsed; for Korean, spaces removed); a table
   row's evidence is its cells, and matches the row as shown (`header: value; …`, `row_values`);
+* `answer_first` — answerable items with an `evidence` span whose first quote (the answer's first block) holds it;
+* `no_answer_curve` (with the reader on) — no-answer accuracy against false no-result at other reader thresholds,
+  read off the same replies' reader scores (`reader_threshold` is the shipped one);
 * `no_answer_accuracy` — unanswerable questions answered `no_result`;
 * `false_no_result` — answerable questions wrongly answered `no_result`;
 * latency per question (mean, p50, p95);
@@ -250,6 +253,8 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
                                "cross_similarity": reply.data.get("cross_similarity"),
                                "cited": [(s["file_name"], s["page_label"] or s["pages"]) for s in sources],
                                "degraded": sorted(skipped)}
+        if "reader_score" in reply.data:
+            row["reader_score"] = reply.data["reader_score"]
         if "model_answerable" in reply.data:
             row["model_answerable"] = reply.data["model_answerable"]
             row["answer_by"] = reply.data.get("answer_by")
@@ -275,6 +280,8 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
             row["false_no_result"] = reply.data.get("status") == STATUS_NO_RESULT
             if item.get("evidence"):
                 row["evidence_in_answer"] = evidence_shown(item["evidence"], reply.text)
+                quotes = reply.data.get("quotes") or []
+                row["answer_first"] = bool(quotes) and evidence_shown(item["evidence"], str(quotes[0].get("text", "")))
         per_item.append(row)
     answerable = [r for r in per_item if "file_hit" in r]
     negatives = [r for r in per_item if "correct_no_answer" in r]
@@ -317,6 +324,7 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         "answer_evidence_hit": share(answerable, "evidence_hit"),
         "answer_hit": share(answerable, "answer_hit"),
         "evidence_in_answer": share(answerable, "evidence_in_answer"),
+        "answer_first": share(answerable, "answer_first"),
         "no_answer_accuracy": share(negatives, "correct_no_answer"),
         "false_no_result": share(answerable, "false_no_result"),
         "unsupported_numbers": share(per_item, "has_unsupported"),
@@ -332,6 +340,10 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
         "llm": "online" if agent.settings.llm_online else "offline",
         "embedding_model": agent.settings.embedding_model_name,
     }
+    scored = [r for r in per_item if "reader_score" in r and ("file_hit" in r or "correct_no_answer" in r)]
+    if scored:  # what other reader thresholds would have decided, on the same replies
+        result["reader_threshold"] = _reader_threshold()
+        result["no_answer_curve"] = no_answer_curve(scored, result["reader_threshold"])
     judged = [r for r in per_item if "model_answerable" in r]
     if judged:
         result["model_answerable_accuracy"] = round(sum(
@@ -343,9 +355,36 @@ async def evaluate(agent: RagAgent, qa: list[dict[str, Any]], details: bool = Fa
     return result
 
 
+def _reader_threshold() -> float | None:
+    from ai_llm.internal_rag_agent.reader.model import load_model
+
+    model = load_model()
+    return model.threshold if model else None
+
+
+def no_answer_curve(rows: Sequence[Mapping[str, Any]], shipped: float | None,
+                    thresholds: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+                    ) -> list[dict[str, float]]:
+    """No-answer accuracy against false no-result at each reader threshold: a question counts as answered
+    "not found" when its best reader score is under the threshold, or when its reply was `no_result` for a
+    reason of its own (an unknown identifier: its score reached the `shipped` threshold)."""
+    negatives = [r for r in rows if "correct_no_answer" in r]
+    positives = [r for r in rows if "file_hit" in r]
+    points = []
+    for t in thresholds:
+        def refused(r: Mapping[str, Any], t: float = t) -> bool:
+            score = float(r["reader_score"])
+            other = r["status"] == STATUS_NO_RESULT and (shipped is None or score >= shipped)
+            return score < t or other
+        points.append({"threshold": t,
+                       "no_answer_accuracy": round(sum(refused(r) for r in negatives) / max(len(negatives), 1), 4),
+                       "false_no_result": round(sum(refused(r) for r in positives) / max(len(positives), 1), 4)})
+    return points
+
+
 async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: bool = False,
                        korean_analysis: Sequence[str] = (), llm_url: str | None = None,
-                       llm_model: str | None = None, limit: int = 0) -> dict[str, Any]:
+                       llm_model: str | None = None, limit: int = 0, compare_rules: bool = False) -> dict[str, Any]:
     """The whole `hub eval rag` run.
 
     Args:
@@ -354,6 +393,8 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
         llm_url, llm_model: also ask every question with this OpenAI-compatible model on the same index
             (offline figures top level, the model's under `llm`).
         limit: ask only this many questions, every k-th of the set (0: all).
+        compare_rules: also ask every question on the same index with the other decider (the word rules when
+            `RAG_READER` is on, the reader when off), reported under `rules` (or `reader`).
     """
     qa = spread(load_qa(qa_path), limit)
     modes = list(korean_analysis) or [text_analysis.KOREAN_ANALYSIS]
@@ -369,6 +410,11 @@ async def run_rag_eval(base: Settings, docs_dir: Path, qa_path: Path, details: b
                 indexed = await index_directory(env.agent, docs_dir)
                 index_s = time.perf_counter() - started
                 result = await evaluate(env.agent, qa, details)
+                if compare_rules:  # the same questions on the same index with the word rules deciding
+                    rules = RagAgent(env.agent.store, env.agent.embeddings, env.agent.llm,
+                                     env.settings.model_copy(update={"rag_reader": not env.settings.rag_reader}))
+                    other = await evaluate(rules, qa, details)
+                    result["reader" if rules.settings.rag_reader else "rules"] = other
                 if llm_url:
                     model_settings = with_model_server(base, llm_url, llm_model)
                     model_name = model_settings.llm_model

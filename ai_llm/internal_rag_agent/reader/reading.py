@@ -1,0 +1,89 @@
+"""Reading: the reader model ranks the candidate sentences, chooses the quotes and decides whether any answers.
+
+The answer states the answer first: the best sentence (with the sentence before it when it opens by pointing
+back), then up to two more that the model scores close to it, in reading order, each once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ai_llm.internal_rag_agent.answer_extraction import (
+    DUPLICATE_SHARE,
+    Evidence,
+    Quote,
+    antecedents,
+    points_back,
+    words,
+)
+from ai_llm.internal_rag_agent.reader.model import ReaderModel
+
+#: A further quoted sentence must have at least this share of the best one's probability.
+FOLLOWER_SHARE = 0.5
+MAX_QUOTES = 3
+
+
+#: The asked-for kind of value (`answer_extraction.UNITS`) gates the reader's answer, as it gates the rules': a
+#: question asking for degrees is not answered by a sentence that states none (measured: docs/models/reader.md).
+UNIT_GATE = True
+
+
+def states_asked_unit(quote: Quote) -> bool:
+    """Whether the sentence (with the next) states every kind of value its question asks for, or none is asked."""
+    return not quote.features.get("units_asked") or bool(quote.features.get("states_unit", 1.0))
+
+
+#: The cross-lingual cosine at which a sentence in the other language counts as judged answering
+#: (`RAG_MIN_CROSS_SIMILARITY`'s default; the agent passes the setting).
+MIN_CROSS = 0.4
+
+
+def holds_the_question(quote: Quote, min_cross: float = MIN_CROSS) -> bool:
+    """Whether the sentence's window holds any question word the corpus knows, or the cross-lingual model judged
+    it answering (a sentence in the other language, cosine ≥ `min_cross`): a window with neither answers an
+    unrelated question ("김치찌개 끓이는 법" of a travel policy), whatever its cosine (docs/models/reader.md)."""
+    return quote.features.get("window", 1.0) > 0 or quote.features.get("cross", 0.0) >= min_cross
+
+
+def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, min_cross: float = MIN_CROSS
+         ) -> Evidence:
+    """`evidence` with its quotes chosen, and its answerable decision taken, by the reader model."""
+    candidates = [c for c in evidence.candidates if c.features]
+    if not candidates:
+        return replace(evidence, reader_best=0.0, reader_threshold=model.threshold,
+                       reader_band=model.band)
+    scores = model.predict([c.features for c in candidates])
+    for quote, score in zip(candidates, scores, strict=True):
+        quote.reader_score = round(float(score), 4)
+    ranked = sorted(candidates, key=lambda q: q.reader_score or 0.0, reverse=True)
+    if UNIT_GATE:  # a sentence without the kind of value asked for ("how many degrees") cannot be the answer
+        ranked = [*[q for q in ranked if states_asked_unit(q)], *[q for q in ranked if not states_asked_unit(q)]]
+    best = ranked[0]
+    logits = model.logits([q.features for q in ranked])
+    decided = model.answerability(best.features, list(logits)) if states_asked_unit(best) and holds_the_question(
+        best, min_cross) else 0.0
+    chosen = [best]
+    seen = [words(best.text)]
+    for quote in ranked[1:]:
+        if len(chosen) == max_quotes or (quote.reader_score or 0.0) < FOLLOWER_SHARE * (best.reader_score or 0.0):
+            break
+        these = words(quote.text)
+        if any(len(these & other) >= DUPLICATE_SHARE * min(len(these), len(other)) for other in seen):
+            continue
+        seen.append(these)
+        chosen.append(quote)
+    chosen += antecedents(chosen, candidates)
+    # The best sentence leads, with the one before it when it opens by pointing back (its antecedent); the rest
+    # follow in reading order.
+    leading = {(best.chunk.key, best.position)}
+    if points_back(best.text):
+        leading.add((best.chunk.key, best.position - 1))
+
+    def order(q: Quote) -> tuple[int, str, int, int, int]:
+        return (0 if (q.chunk.key, q.position) in leading else 1, q.chunk.hit.storage_ref, q.page or 0,
+                q.chunk.hit.chunk_index, q.position)
+
+    chosen.sort(key=order)
+    return replace(evidence, quotes=chosen, reader_best=round(decided, 4),
+                   reader_threshold=model.threshold, reader_band=model.band)
+
