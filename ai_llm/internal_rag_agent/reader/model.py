@@ -5,13 +5,14 @@ multilingual-e5-small cosine of the question to it and to its neighbours, the cr
 sentence in the other language, the question words it and its window hold (IDF-weighted, over the corpus and
 over the candidates), its chunk's relevance and rank, whether it states the kind of value asked for, its shape
 (heading, table row, a sentence pointing back), its rank and gap to the best by each signal, and what the corpus
-knows of the question. The model maps them to the probability that this sentence states the answer; its best
-probability over the candidates decides whether the documents answer (`threshold`, chosen on writers it was not
-trained on; `training`).
+knows of the question. The ranker maps them to the probability that this sentence states the answer; the
+answerability model (`answer`) reads the best sentence's own values and the ranker's logit and decides whether
+the documents answer (`threshold`, chosen on writers it was not trained on; `ai_llm/evals/reader/training.py`).
 
-The shipped file (`reader_model.json`, a few kilobytes) holds the feature order, the standardisation, the
-layers' weights, the threshold and the uncertain band; scoring is a few NumPy matrix products (microseconds
-for the ~50 candidates of a question), so it runs in the agent's process.
+The shipped file (`reader_model.json`, a few kilobytes) holds both models' feature order, standardisation and
+weights, the threshold and the uncertain band; scoring is a few NumPy matrix products (microseconds for the ~50
+candidates of a question), so it runs in the agent's process. The question encoder whose cosine it reads is
+served by the embedding server (`multilingual-e5-small-reader`).
 """
 
 from __future__ import annotations
