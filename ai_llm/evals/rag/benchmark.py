@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 from pgvector import Vector
+from psycopg.types.json import Jsonb
 
 from ai_llm.common.embeddings import OpenAIEmbeddings
 from ai_llm.common.settings import PROJECT_ROOT, Settings
@@ -96,7 +97,8 @@ async def bench_insert(env: Any, n: int) -> dict[str, Any]:
             for c in rows:
                 await conn.execute(sql, (c.storage_ref, c.chunk_index, c.file_name, c.file_id, c.file_url,
                                          c.content, c.pages, c.tokens, Vector(c.embedding), c.content_hash,
-                                         c.analysis_version, c.source_kind, c.line_vectors))
+                                         c.analysis_version, c.source_kind, c.line_vectors,
+                                         Jsonb(c.location) if c.location else None, c.owner_id, c.visibility))
         per_row.append(time.perf_counter() - started)
         await store.delete_document("bench:insert")
     b, r = statistics.median(batched), statistics.median(per_row)
