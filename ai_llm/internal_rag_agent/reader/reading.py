@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ai_llm.internal_rag_agent.answer_extraction import (
     DUPLICATE_SHARE,
     Evidence,
@@ -23,13 +25,10 @@ FOLLOWER_SHARE = 0.5
 MAX_QUOTES = 3
 
 
-#: The asked-for kind of value (`answer_extraction.UNITS`) gates the reader's answer, as it gates the rules': a
-#: question asking for degrees is not answered by a sentence that states none (measured: docs/models/reader.md).
-UNIT_GATE = True
-
-
 def states_asked_unit(quote: Quote) -> bool:
-    """Whether the sentence (with the next) states every kind of value its question asks for, or none is asked."""
+    """Whether the sentence (with the next) states every kind of value its question asks for, or none is asked:
+    the asked-for kind of value (`answer_extraction.UNITS`) gates the reader's answer as it gates the rules' — a
+    question asking for degrees is not answered by a sentence that states none (measured: docs/models/reader.md)."""
     return not quote.features.get("units_asked") or bool(quote.features.get("states_unit", 1.0))
 
 
@@ -52,16 +51,15 @@ def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, m
     if not candidates:
         return replace(evidence, reader_best=0.0, reader_threshold=model.threshold,
                        reader_band=model.band)
-    scores = model.predict([c.features for c in candidates])
-    for quote, score in zip(candidates, scores, strict=True):
-        quote.reader_score = round(float(score), 4)
+    logit_of = dict(zip(map(id, candidates), model.logits([c.features for c in candidates]), strict=True))
+    for quote in candidates:
+        quote.reader_score = round(float(1.0 / (1.0 + np.exp(-logit_of[id(quote)]))), 4)
     ranked = sorted(candidates, key=lambda q: q.reader_score or 0.0, reverse=True)
-    if UNIT_GATE:  # a sentence without the kind of value asked for ("how many degrees") cannot be the answer
-        ranked = [*[q for q in ranked if states_asked_unit(q)], *[q for q in ranked if not states_asked_unit(q)]]
+    # A sentence without the kind of value asked for ("how many degrees") cannot be the answer.
+    ranked = [*[q for q in ranked if states_asked_unit(q)], *[q for q in ranked if not states_asked_unit(q)]]
     best = ranked[0]
-    logits = model.logits([q.features for q in ranked])
-    decided = model.answerability(best.features, list(logits)) if states_asked_unit(best) and holds_the_question(
-        best, min_cross) else 0.0
+    decided = model.answerability(best.features, [float(logit_of[id(q)]) for q in ranked]) \
+        if states_asked_unit(best) and holds_the_question(best, min_cross) else 0.0
     chosen = [best]
     seen = [words(best.text)]
     for quote in ranked[1:]:

@@ -4,8 +4,7 @@ The candidate sentences are scored by their words and their similarity to the qu
 the words do not answer, sentences in the other language are judged by the cross-lingual model (a second pass
 over the chunks found and the other language's chunks nearest the question); with `RAG_READER` the reader
 model (`reading.read`), reading the cosines of its fine-tuned question encoder, then chooses the quotes and
-decides whether they answer. The answer stage
-(`answer.py`) comes next.
+decides whether they answer. The answer stage (`answer.py`) comes next.
 """
 
 from __future__ import annotations
