@@ -17,7 +17,9 @@ router = APIRouter(prefix="/api/audit", tags=["audit"])
 @router.get("", responses={403: {"description": "not an administrator"}})
 async def audit(chats: ChatStoreDep, _: AdminDep,
                 limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-                username: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+                # Postgres text cannot hold NUL: such a name is refused (422) before it reaches the query.
+                username: Annotated[str | None, Query(max_length=64, pattern=r"^[^\x00]*$")] = None
+                ) -> dict[str, Any]:
     """The latest answers of every person (or of one `username`), newest first, with the totals of what they
     cost: `{"answers": [{time, username, conversation_id, question, intent, documents: [{file_name, pages}],
     usage}], "totals": {answers, and the sum of every `usage` field}}`. An answer to the service credential
