@@ -16,7 +16,7 @@ import asyncio
 import base64
 import math
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx
 import numpy as np
@@ -175,6 +175,18 @@ class OpenAIEmbeddings:
             await asyncio.sleep(0.5 * 2 ** attempt)
         raise EmbeddingError(f"embedding call to {url} failed")  # pragma: no cover - the loop returns or raises
 
+    async def served_model(self) -> dict[str, Any]:
+        """This client's model's entry in the server's `/models` list (empty when the server does not list it);
+        raises `EmbeddingError` when the list cannot be had."""
+        url = f"{self.base_url}/models"
+        try:
+            response = await self._client.get(url)
+            response.raise_for_status()
+            listed = response.json().get("data") or []
+        except (httpx.HTTPError, ValueError, AttributeError) as exc:
+            raise EmbeddingError(f"model list at {url} unavailable: {exc}") from exc
+        return next((dict(m) for m in listed if isinstance(m, dict) and m.get("id") == self.model), {})
+
     def with_model(self, model: str) -> OpenAIEmbeddings:
         """A client of the same server and key for another model it serves."""
         return OpenAIEmbeddings(self.base_url, model, api_key=self._api_key, batch_size=self.batch_size,
@@ -214,6 +226,26 @@ async def embed_queries_and_passages(embeddings: Embeddings, queries: Sequence[s
     q, p = await asyncio.gather(embeddings.embed(queries, kind="query") if queries else none(),
                                 embeddings.embed(passages, kind="passage") if passages else none())
     return q, p
+
+
+def reader_client(embeddings: Embeddings) -> Embeddings | None:
+    """The reader's question encoder (`READER_QUESTION_MODEL`) on the same server, when `embeddings` is e5's (the
+    reader's question vectors are compared with e5's sentence vectors) and the client can name another model;
+    None otherwise."""
+    if getattr(embeddings, "model", "").removeprefix("intfloat/") != "multilingual-e5-small":
+        return None
+    with_model = getattr(embeddings, "with_model", None)
+    return with_model(READER_QUESTION_MODEL) if with_model is not None else None
+
+
+async def reader_null_cosine(reader: Embeddings) -> float | None:
+    """The reader's question encoder's learned "none of them" cosine, as its server lists it (`/models`): a
+    sentence under it is one the encoder places no nearer the question than nothing. None when not listed."""
+    served_model = getattr(reader, "served_model", None)
+    if served_model is None:
+        return None
+    value = (await served_model()).get("null_cosine")
+    return float(value) if isinstance(value, int | float) else None
 
 
 def index_model(settings: Settings) -> tuple[str, int]:

@@ -127,6 +127,9 @@ class Settings(BaseSettings):
     local_corpus: Path | None = None
     fetch_allow_private: bool = False
     relevance_threshold: float = 0.5
+    # The RAG reader's question encoder (docs/models/reader.md) ranks the sentences the web agent quotes from the
+    # pages it read (needs the e5 embedding server, which serves it); off: the question's words rank them.
+    web_reader: bool = True
     mcp_servers: str | None = Field(
         None, description="JSON object of MCP servers for the web agent (langchain-mcp-adapters format)."
     )

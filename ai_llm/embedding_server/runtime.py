@@ -60,6 +60,17 @@ READER_LAYERS_PATH = Path(__file__).with_name("reader_question_layers.npz")
 E5_FAMILY = (E5_MODEL_ID, READER_MODEL_ID)
 
 
+def reader_meta(path: Path | None = None) -> dict[str, Any]:
+    """What `hub train reader` stored with the layers (seed, writers, the encoder's learned "none of them"
+    cosine `null_cosine`); empty when the file or its metadata cannot be read."""
+    try:
+        with np.load(path or READER_LAYERS_PATH) as data:
+            meta = json.loads(bytes(data["__meta__"]).decode()) if "__meta__" in data.files else {}
+    except (OSError, ValueError, KeyError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def reader_layers(path: Path | None = None) -> dict[str, np.ndarray]:
     """The reader's fine-tuned layers (float32), by BERT state name; `WeightsError` when missing or broken."""
     path = path or READER_LAYERS_PATH

@@ -48,6 +48,7 @@ from ai_llm.embedding_server.runtime import (
     cpu_cores,
     export_in_child,
     load_encoder,
+    reader_meta,
 )
 
 log = logging.getLogger(__name__)
@@ -174,6 +175,7 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
                   EmbeddingEngine(max_batch=config.max_batch, max_wait_s=config.batch_wait_ms / 1000,
                                   cache_size=config.cache_size, workers=1))
     served_models = {served: (holder, engine), **({READER_MODEL_ID: reader} if reader else {})}
+    reader_null = reader_meta().get("null_cosine") if reader else None
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
@@ -210,7 +212,11 @@ def create_app(token: str | None = None, allowed_hosts: Sequence[str] = (),
     @app.get("/v1/models")
     async def models(authorization: str | None = Header(None)) -> dict[str, Any]:
         check(authorization)
-        return {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "agent-hub"}
+        # The reader's question encoder also says its learned "none of them" cosine: a best sentence under it
+        # is one the encoder places no nearer the question than nothing (`common.embeddings.reader_null_cosine`).
+        return {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "agent-hub",
+                                            **({"null_cosine": reader_null} if name == READER_MODEL_ID
+                                               and reader_null is not None else {})}
                                            for name in served_models]}
 
     @app.post("/v1/embeddings")

@@ -331,18 +331,9 @@ def find_evidence(question: str, query: QueryTerms, stats: TermStats, chunks: Se
     candidates.sort(key=lambda q: q.score, reverse=True)
     _relative_features(candidates, query, stats, korean_question, bool(unknown))
     best = candidates[0]
-    chosen = [best]
-    seen = [words(best.text)]
     # Candidates are best first, and a report's copy of a sentence scores below the original, so a duplicate
     # dropped here is the report's.
-    for quote in candidates[1:]:
-        if len(chosen) == max_sentences or quote.score < FOLLOWER_SHARE * best.score:
-            break
-        these = words(quote.text)
-        if any(len(these & other) >= DUPLICATE_SHARE * min(len(these), len(other)) for other in seen):
-            continue  # the same sentence, or a copy quoting it
-        seen.append(these)
-        chosen.append(quote)
+    chosen = pick_followers(candidates, [q.score for q in candidates], max_sentences)
     chosen += antecedents(chosen, candidates)
     chosen.sort(key=lambda q: (q.chunk.hit.storage_ref, q.page or 0, q.chunk.hit.chunk_index, q.position))
     top = candidates[:5]
@@ -416,6 +407,24 @@ _ANAPHOR = re.compile(r"^(this|that|these|those|it|they|such|here|there)\b|^(이
 def points_back(sentence: str) -> bool:
     """Whether a sentence opens by pointing back ("This is used …", "이는 …"): it needs the one before it."""
     return bool(_ANAPHOR.match(sentence))
+
+
+def pick_followers(ranked: Sequence[Quote], scores: Sequence[float], max_quotes: int,
+                   share: float = FOLLOWER_SHARE) -> list[Quote]:
+    """The best of `ranked` (best first, `scores` in the same order) and up to `max_quotes - 1` more scoring at
+    least `share` of it, a sentence sharing most of its words with one already chosen left out (the
+    same sentence, or a copy quoting it)."""
+    chosen = [ranked[0]]
+    seen = [words(ranked[0].text)]
+    for quote, score in zip(ranked[1:], scores[1:], strict=True):
+        if len(chosen) == max_quotes or score < share * scores[0]:
+            break
+        these = words(quote.text)
+        if any(len(these & other) >= DUPLICATE_SHARE * min(len(these), len(other)) for other in seen):
+            continue
+        seen.append(these)
+        chosen.append(quote)
+    return chosen
 
 
 def antecedents(chosen: Sequence[Quote], candidates: Sequence[Quote]) -> list[Quote]:

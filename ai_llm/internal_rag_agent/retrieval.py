@@ -17,10 +17,10 @@ import numpy as np
 
 from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import (
-    READER_QUESTION_MODEL,
     EmbeddingError,
     Embeddings,
     embed_queries_and_passages,
+    reader_client,
     rescale_similarity,
 )
 from ai_llm.common.identity import Viewer
@@ -179,15 +179,9 @@ class Retriever:
         return similarity, tuned
 
     def _reader_client(self) -> Embeddings | None:
-        """The reader's question encoder at the embedding server, when the index is e5's (its vectors are what
-        the reader's question vector is compared with)."""
-        if self.embeddings.model.removeprefix("intfloat/") != "multilingual-e5-small":
-            return None
+        """The reader's question encoder at the embedding server, when the index is e5's (`reader_client`)."""
         if self._reader_embeddings is None:
-            with_model = getattr(self.embeddings, "with_model", None)
-            if with_model is None:
-                return None
-            self._reader_embeddings = with_model(READER_QUESTION_MODEL)
+            self._reader_embeddings = reader_client(self.embeddings)
         return self._reader_embeddings
 
 

@@ -18,11 +18,13 @@ from __future__ import annotations
 from typing import Any
 
 from ai_llm.common.a2a.events import STATUS_ERROR, AgentReply
+from ai_llm.common.degraded import note_degraded
+from ai_llm.common.embeddings import EmbeddingError, reader_client, reader_null_cosine
 from ai_llm.common.llm import OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
 from ai_llm.common.text import normalize
-from ai_llm.web_research_agent.answering import outage_reply
+from ai_llm.web_research_agent.answering import READER_MARGIN, outage_reply
 from ai_llm.web_research_agent.graph import run_react
 from ai_llm.web_research_agent.pipeline import OfflinePipeline
 from ai_llm.web_research_agent.search_tools.results import ToolsUnavailable
@@ -50,16 +52,34 @@ class WebResearchAgent:
         read_budget_s: time budget for reading pages; slower pages are skipped.
         max_results: results asked from each search.
         hops: follow-up searches for entities the best pages name.
+        reader: rank the sentences of the pages read with the reader's question encoder (default: the
+            `WEB_READER` setting; it needs the e5 embedding server, which serves the encoder).
     """
 
     def __init__(self, deps: HubDeps, toolset_factory: ToolsetFactory | None = None, *, max_pages: int = 8,
                  max_sources: int = 5,
-                 read_budget_s: float = 8.0, max_results: int = 8, hops: int = 1) -> None:
+                 read_budget_s: float = 8.0, max_results: int = 8, hops: int = 1, reader: bool | None = None
+                 ) -> None:
         self.deps = deps
         self.settings = deps.settings
+        use_reader = self.settings.web_reader if reader is None else reader
+        self.reader = reader_client(deps.embeddings) if use_reader and deps.embeddings is not None else None
+        self._reader_null: float | None = None
         self.toolset_factory = toolset_factory or (lambda: SearchToolset.open(self.settings))
         self.limits = ResearchLimits(max_pages=max_pages, max_sources=max_sources, read_budget_s=read_budget_s,
                                      max_results=max_results, hops=hops)
+
+    async def reader_floor(self) -> float | None:
+        """The reader's cosine under which its best sentence does not answer: its encoder's "none of them"
+        cosine, as the embedding server lists it, plus `READER_MARGIN`; None without the reader or that cosine."""
+        if self.reader is None:
+            return None
+        if self._reader_null is None:
+            try:
+                self._reader_null = await reader_null_cosine(self.reader)
+            except EmbeddingError as exc:
+                note_degraded("reader", exc)
+        return None if self._reader_null is None else self._reader_null + READER_MARGIN
 
     @property
     def threshold(self) -> float:
@@ -92,6 +112,7 @@ class WebResearchAgent:
                 tools = self.research_tools(toolset, state, language, request.progress)
                 if model is not None:
                     return await run_react(model, request, tools)
-                return await OfflinePipeline(request, tools, self.deps.embeddings, self.limits).run()
+                return await OfflinePipeline(request, tools, self.deps.embeddings, self.limits, self.reader,
+                                             await self.reader_floor()).run()
         except ToolsUnavailable as exc:
             return outage_reply("web.tools_down", str(exc), language, state.data([], depth))

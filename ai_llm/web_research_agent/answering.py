@@ -233,16 +233,44 @@ def not_covered(state: RunState, language: str, depth: str, coverage: float, mis
                                        "missing_words": missing, **state.data([], depth)})
 
 
+#: The reader refuses when its best sentence's cosine is under the encoder's "none of them" cosine plus this
+#: margin (`WebResearchAgent.reader_floor`). Chosen on the development half (the first 150 HotpotQA questions
+#: with `benchmarks/data/web_noanswer_dev.jsonl`; `hub eval web` prints the curve as `reader_no_answer_curve`)
+#: as the highest floor that loses no answerable question beyond those already lost: no-answer 0.44 → 0.60,
+#: false no-result 0.007 → 0.007; at +0.01 over it, 0.63 for 0.04.
+READER_MARGIN = -0.025
+
+
+def not_stated(state: RunState, language: str, depth: str, best: float, source: SearchHit) -> AgentReply:
+    """`no_result` because the reader found no sentence of the pages read that answers the question."""
+    text = f"{message('web.no_result', language)}.\n\n" + message("web.not_stated", language,
+                                                                    source=_source_name(source))
+    return AgentReply(text=text, data={"status": STATUS_NO_RESULT, "reader_best": round(best, 4),
+                                       **state.data([], depth)})
+
+
 def compose(question: str, passages: list[tuple[SearchHit, str]], state: RunState, language: str, depth: str,
-            threshold: float) -> AgentReply:
+            threshold: float, reader_scores: dict[str, float] | None = None,
+            reader_floor: float | None = None) -> AgentReply:
     """Extractive answer: a summary from the best sentences, details per source, then the source list —
-    or `no_result` when the passages do not mention most of what the question asks about."""
+    or `no_result` when the passages do not mention most of what the question asks about.
+
+    The sentences are ranked by `reader_scores` (the reader's cosine of each sentence of the passages,
+    `deep_read.read_sentences`) when given, else by the question's words they hold (a number scoring more for a
+    "how many / when" question); with `reader_floor`, a best sentence under it is `no_result` (`not_stated`)."""
     coverage, missing = question_coverage(question, [text for _, text in passages])
     if coverage < MIN_QUESTION_COVERAGE:
         return not_covered(state, language, depth, coverage, missing)
     ranked: list[tuple[float, str, SearchHit]] = []
+    quoted: set[str] = set()
     wants_number = bool(_WH_NUMBER.search(question))
     for hit, text in passages:
+        if reader_scores:  # the reader's cosine ranks every sentence, with or without the question's words
+            for sentence in dict.fromkeys(s.strip() for s in split_sentences(text)):
+                if sentence in reader_scores and sentence not in quoted:
+                    quoted.add(sentence)  # once, though overlapping chunks hold it twice
+                    ranked.append((reader_scores[sentence], sentence, hit))
+            continue
         for score, sentence in rank_sentences(question, [text]):
             if wants_number and re.search(r"\d", sentence):
                 score += NUMBER_BONUS  # "how many / when" questions are answered by a number or date
@@ -250,6 +278,8 @@ def compose(question: str, passages: list[tuple[SearchHit, str]], state: RunStat
     ranked.sort(key=lambda item: item[0], reverse=True)
     if not ranked:
         return no_result(state, language, depth, threshold)
+    if reader_scores and reader_floor is not None and ranked[0][0] < reader_floor:
+        return not_stated(state, language, depth, ranked[0][0], ranked[0][2])
     summary = " ".join(short(sentence, 300) for _, sentence, _ in ranked[:2])
     sources: list[SearchHit] = []
     details: list[str] = []
@@ -269,5 +299,6 @@ def compose(question: str, passages: list[tuple[SearchHit, str]], state: RunStat
             + f"\n\n**{message('web.sources', language)}**\n{listing}")
     answer = short_answer(question, [s for _, s, _ in ranked[:3]])
     data = {"status": STATUS_OK, "answer": answer, "summary": summary, "question_coverage": round(coverage, 4),
+            **({"reader_best": round(max(reader_scores.values()), 4)} if reader_scores else {}),
             **state.data(sources, depth)}
     return AgentReply(text=text, data=data)

@@ -6,13 +6,16 @@ fail, are skipped (listed in `DeepRead.skipped`), never waited for.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings, comparable_cosine, cosine, embed_queries_and_passages
+from ai_llm.common.text import split_sentences
 from ai_llm.web_research_agent.relevance import lexical_score
 from ai_llm.web_research_agent.search_tools.results import PageContent, SearchHit
 
@@ -103,3 +106,24 @@ async def read_pages(hits: Sequence[SearchHit], question: str,
     chunks.sort(key=lambda c: c.score, reverse=True)
     result.chunks = chunks[:top_k]
     return result
+
+
+#: Characters of a sentence the reader embeds (a "sentence" of a page without punctuation can be a paragraph).
+SENTENCE_CHARS = 400
+
+
+async def read_sentences(question: str, texts: Sequence[str], embeddings: Embeddings, reader: Embeddings
+                         ) -> dict[str, float]:
+    """Each sentence of `texts` (the passages an answer is composed from) with the reader's cosine: the question
+    encoded by the RAG reader's question encoder (`reader_client`), the sentences by e5 (`embeddings`), the two
+    calls concurrent. Raises what the embedding calls raise."""
+    sentences = list(dict.fromkeys(s.strip() for text in texts for s in split_sentences(text) if len(s.strip()) >= 8))
+    if not sentences:
+        return {}
+    (asked,), vectors = await asyncio.gather(reader.embed([question], kind="query"),
+                                             embeddings.embed([s[:SENTENCE_CHARS] for s in sentences],
+                                                              kind="passage"))
+    matrix = np.asarray(vectors, dtype=np.float32)
+    q = np.asarray(asked, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0)
+    return dict(zip(sentences, (matrix @ q / np.where(norms > 0, norms, 1.0)).round(4).tolist(), strict=True))

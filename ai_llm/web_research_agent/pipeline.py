@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from ai_llm.common.a2a.events import AgentReply, announce_if_slow
+from ai_llm.common.degraded import note_degraded
 from ai_llm.common.embeddings import Embeddings
 from ai_llm.common.messages import message
 from ai_llm.common.text import normalize
@@ -24,7 +25,7 @@ from ai_llm.web_research_agent.answering import (
     snippets_suffice,
     title_match,
 )
-from ai_llm.web_research_agent.deep_read import read_pages
+from ai_llm.web_research_agent.deep_read import read_pages, read_sentences
 from ai_llm.web_research_agent.search_tools.results import SearchHit
 from ai_llm.web_research_agent.state import QueryPlan, ResearchLimits, ResearchRequest
 from ai_llm.web_research_agent.tools import ResearchTools, plan_query
@@ -70,14 +71,20 @@ class OfflinePipeline:
         tools: the run's relevance-filtered toolset (its state records the run).
         embeddings: rank the chunks of the pages read (`None`: token coverage only).
         limits: pages read and cited, reading budget, follow-up hops.
+        reader: the reader's question encoder: ranks the sentences of the passages read (`read_sentences`),
+            which the answer quotes best first.
+        reader_floor: the reader's cosine under which its best sentence does not answer (`no_result`).
     """
 
     def __init__(self, request: ResearchRequest, tools: ResearchTools, embeddings: Embeddings | None,
-                 limits: ResearchLimits) -> None:
+                 limits: ResearchLimits, reader: Embeddings | None = None, reader_floor: float | None = None
+                 ) -> None:
         self.request = request
         self.tools = tools
         self.embeddings = embeddings
         self.limits = limits
+        self.reader = reader
+        self.reader_floor = reader_floor
 
     async def run(self) -> AgentReply:
         """Search, filter, read if needed, and answer."""
@@ -97,10 +104,11 @@ class OfflinePipeline:
         if depth == "auto":
             effective = ("snippets" if snippets_suffice(question, hits) or not tools.toolset.has_fetch
                          else "pages")
+        reader_scores: dict[str, float] = {}
         if effective == "snippets":
             passages = [(h, h.snippet) for h in hits]
         else:
-            passages = await self._deep_read(hits, plan)
+            passages, reader_scores = await self._deep_read(hits, plan)
             if not passages:  # every page failed: fall back to the snippets rather than fail
                 passages = [(h, h.snippet) for h in hits]
         async def answering() -> None:
@@ -109,9 +117,12 @@ class OfflinePipeline:
         # Off the loop: the coverage check analyses every passage (stemming, Kiwi for Korean). Announced only
         # when it takes a while (an extractive answer usually does not).
         return await announce_if_slow(asyncio.to_thread(compose, question, passages, tools.state, request.language,
-                                                        effective, tools.threshold), answering)
+                                                        effective, tools.threshold, reader_scores or None,
+                                                        self.reader_floor),
+                                      answering)
 
-    async def _deep_read(self, hits: list[SearchHit], plan: QueryPlan) -> list[tuple[SearchHit, str]]:
+    async def _deep_read(self, hits: list[SearchHit], plan: QueryPlan
+                         ) -> tuple[list[tuple[SearchHit, str]], dict[str, float]]:
         question, tools, state, limits = self.request.question, self.tools, self.tools.state, self.limits
 
         read = await read_pages(hits, question, tools.toolset.fetch_pages, self.embeddings,
@@ -150,4 +161,11 @@ class OfflinePipeline:
         for chunk in chunks[: limits.max_sources]:
             hit = by_url.get(chunk.url) or SearchHit(chunk.title, chunk.url, chunk.text[:200], score=chunk.score)
             out.append((hit, chunk.text))
-        return out
+        reader_scores: dict[str, float] = {}
+        if self.reader is not None and self.embeddings is not None and out:
+            try:
+                reader_scores = await read_sentences(question, [text for _, text in out], self.embeddings,
+                                                     self.reader)
+            except Exception as exc:  # the encoder unavailable: the words rank the sentences
+                note_degraded("reader", exc)
+        return out, reader_scores

@@ -8,9 +8,9 @@ import httpx
 import numpy as np
 import pytest
 
-from ai_llm.common.embeddings import OpenAIEmbeddings
+from ai_llm.common.embeddings import OpenAIEmbeddings, reader_null_cosine
 from ai_llm.embedding_server import e5
-from ai_llm.embedding_server.runtime import READER_LAYERS_PATH, READER_MODEL_ID, reader_layers
+from ai_llm.embedding_server.runtime import READER_LAYERS_PATH, READER_MODEL_ID, reader_layers, reader_meta
 from tests.conftest import EMBEDDING_MODEL
 
 pytestmark = pytest.mark.skipif(not READER_LAYERS_PATH.is_file(), reason="no shipped reader layers")
@@ -41,6 +41,10 @@ async def test_the_server_serves_the_question_encoder_beside_e5(embedding_server
         assert a.shape == b.shape == (384,)
         cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
         assert 0.3 < cosine < 0.9999  # fine-tuned, yet in the same space as the stored sentence vectors
+        # The encoder's learned "none of them" cosine, as trained and stored with its layers, is listed with it
+        # (the web agent refuses under it); e5 itself has none.
+        assert await reader_null_cosine(reader) == pytest.approx(reader_meta()["null_cosine"])
+        assert await reader_null_cosine(base) is None
     finally:
         await base.close()
         await reader.close()

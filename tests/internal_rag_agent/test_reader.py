@@ -18,11 +18,14 @@ from ai_llm.embedding_server.runtime import reader_layers
 from ai_llm.evals.reader.encoder import QuestionEncoderTrainer, save_layers
 from ai_llm.evals.reader.training import (
     DESIGNS,
+    RULES,
     TUNED,
+    ablate,
     add_tuned_features,
     collect_items,
     curve,
     encoder_items,
+    paired_interval,
     positive,
     train,
     trainable,
@@ -199,6 +202,11 @@ async def test_training_runs_end_to_end_on_generated_data(rag_agent: RagAgent, t
     model, report = train(rows)
     assert set(report["designs"]) == set(DESIGNS) and report["shipped"]["design"] in report["designs"]
     assert 0.0 <= model.threshold < 1.0 and report["curve"]
+    ablation = ablate(rows, model.design, report["scores"])
+    assert set(ablation) == {"full", *RULES}
+    for name in RULES:
+        assert set(ablation[name]["change_interval"]) == {"top1", "no_answer_accuracy", "false_no_result"}
+        assert all(low <= high for low, high in ablation[name]["change_interval"].values())
     model.save(tmp_path / "reader.json")
     again = load_model(tmp_path / "reader.json")
     assert again is not None
@@ -211,6 +219,17 @@ async def test_training_runs_end_to_end_on_generated_data(rag_agent: RagAgent, t
     served = e5.torch_encoder_module(trainer.weights, layers)  # what the embedding server builds from them
     question = [GENERATED[0]["question"]]
     assert np.allclose(trainer.encode(served, question), trainer.encode(tuned, question), atol=2e-3)
+
+
+def test_a_paired_change_is_told_from_noise() -> None:
+    same = [1.0, 0.0, 1.0, 1.0, 0.0] * 20
+    assert paired_interval(same, same) == [0.0, 0.0]
+    better = [1.0] * 100
+    low, high = paired_interval(better, same)
+    assert 0.0 < low <= 0.4 <= high  # every item gained or held: the whole interval above zero
+    mixed = [1.0 - v if i % 2 else v for i, v in enumerate(same)]  # as many items lost as gained
+    low, high = paired_interval(mixed, same)
+    assert low < 0.0 < high
 
 
 def test_the_curve_trades_no_answer_for_false_no_result() -> None:

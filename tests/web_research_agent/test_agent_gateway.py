@@ -5,15 +5,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from ai_llm.common.a2a.server import free_port
+from ai_llm.common.embeddings import reader_client
 from ai_llm.common.runtime import HubDeps
 from ai_llm.hub.process import stop_child
 from ai_llm.web_research_agent.agent import WebResearchAgent
-from ai_llm.web_research_agent.deep_read import EMBED_CHARS, read_pages
+from ai_llm.web_research_agent.deep_read import EMBED_CHARS, read_pages, read_sentences
 from ai_llm.web_research_agent.search_tools.toolset import SearchToolset
 from tests.web_research_agent.conftest import (
     INJECTION,
@@ -142,6 +144,32 @@ async def test_deep_read_embeds_the_head_of_each_chunk_and_keeps_it_whole(web_se
     assert all(len(text) <= EMBED_CHARS for text in sent[1:])
     assert any(len(c.text) > EMBED_CHARS for c in read.chunks)  # a long chunk, kept whole
     assert "22 nautical miles" in read.chunks[0].text
+
+
+async def test_the_reader_ranks_the_sentences_an_answer_quotes(web_settings: Any, web_deps: HubDeps,
+                                                                 make_agent: Build) -> None:
+    """With the reader's question encoder (served beside e5), every sentence of the passages read gets the
+    reader's cosine and the answer quotes the best first: the lamp's range leads the summary, and the reply
+    carries the best cosine. A model other than e5 has no reader."""
+    reader = reader_client(web_deps.embeddings)
+    assert reader is not None
+    minilm = SimpleNamespace(model="all-MiniLM-L6-v2", with_model=web_deps.embeddings.with_model)  # type: ignore[attr-defined]
+    assert reader_client(minilm) is None  # type: ignore[arg-type]
+    question = "What was the range of the lamp of the Old Harbor Lighthouse of Pellmouth?"
+    async with SearchToolset.open(web_settings) as tools:
+        found = await tools.search("Old Harbor Lighthouse Pellmouth")
+        lighthouse = [h for h in found.hits if "lighthouse" in h.url]
+        read = await read_pages(lighthouse, question, tools.fetch_pages, web_deps.embeddings)
+    scores = await read_sentences(question, [c.text for c in read.chunks], web_deps.embeddings, reader)
+    assert len(scores) > len(read.chunks)  # sentences, not chunks
+    assert all(any(sentence in c.text for c in read.chunks) for sentence in scores)
+    assert "22 nautical miles" in max(scores, key=lambda sentence: scores[sentence])
+
+    agent, _ = make_agent()
+    assert agent.reader is not None  # WEB_READER is on by default
+    reply = await agent.research(question, depth="pages", language="en")
+    assert reply.data["status"] == "ok" and reply.data["summary"].startswith(LIGHTHOUSE_ANSWER[:40])
+    assert reply.data["reader_best"] == pytest.approx(max(scores.values()), abs=0.02)
 
 
 async def test_a_tool_error_is_a_clear_error_and_a_tool_call_keeps_its_result(web_settings: Any) -> None:

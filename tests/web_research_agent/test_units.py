@@ -119,6 +119,27 @@ def test_an_answer_from_pages_that_miss_the_question_is_no_result() -> None:
     assert "Seoul" in answered.text
 
 
+def test_the_reader_orders_the_quotes_and_refuses_under_its_floor() -> None:
+    """With the reader's cosines, the answer quotes the best sentence first whatever words it shares with the
+    question; when the best is under the floor, the reply is `no_result` naming the closest page."""
+    hit = SearchHit("Namsung", "https://corpus.local/Namsung", "Namsung is a South Korean company.")
+    page = "Namsung is a South Korean company headquartered in Seoul. Its founder started it in a garage in 1971."
+    question = "When was Namsung founded?"
+    scores = {"Namsung is a South Korean company headquartered in Seoul.": 0.80,
+              "Its founder started it in a garage in 1971.": 0.83}
+    answered = compose(question, [(hit, page)], RunState(), "en", "pages", 0.5, scores, 0.79)
+    assert answered.data["status"] == STATUS_OK
+    assert answered.data["summary"].startswith("Its founder started it in a garage in 1971.")
+    assert answered.data["reader_best"] == 0.83
+    refused = compose(question, [(hit, page)], RunState(), "en", "pages", 0.5, scores, 0.85)
+    assert refused.data["status"] == STATUS_NO_RESULT and refused.data["sources"] == []
+    assert "Namsung" in refused.text and refused.data["reader_best"] == 0.83
+    korean = compose(question, [(hit, page)], RunState(), "ko", "pages", 0.5, scores, 0.85)
+    assert "가장 가까운 문장: Namsung" in korean.text
+    by_words = compose(question, [(hit, page)], RunState(), "en", "pages", 0.5)  # without the reader
+    assert by_words.data["status"] == STATUS_OK and "reader_best" not in by_words.data
+
+
 def test_a_long_list_of_missing_words_is_cut_in_the_reply() -> None:
     hit = SearchHit("London", "https://corpus.local/London", "London is the capital of England.")
     refused = compose("Does our travel policy hotel cap still make sense given current hotel prices in London?",

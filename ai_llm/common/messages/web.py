@@ -11,6 +11,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "not_covered": {"ko": "찾은 페이지 어디에도 질문의 핵심어가 충분히 나오지 않습니다 (없는 단어: {words}).",
                     "en": "The pages found do not mention most of what was asked (missing: {words})."},
+    "not_stated": {"ko": "읽은 페이지의 어느 문장도 질문에 답하지 않습니다 (가장 가까운 문장: {source}).",
+                   "en": "No sentence of the pages read answers the question (the closest: {source})."},
     "searching_web": {"ko": "🔍 웹에서 정보를 검색 중… ({query})", "en": "🔍 Searching the web… ({query})"},
     "searching_news": {"ko": "🔍 웹에서 최신 정보를 검색 중… ({query})",
                        "en": "🔍 Searching the web for the latest news… ({query})"},

@@ -24,6 +24,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         sets: Annotated[str | None, typer.Option(help="comma-separated development set names (default: all)")] = None,
         output: Annotated[Path | None, typer.Option(help="where to write the model (default: the shipped file)")]
         = None,
+        ablate: Annotated[bool, typer.Option(
+            "--ablate", help="measure each hand rule of evidence selection and no-answer: the shipped design "
+                             "without it, on the same writer-disjoint folds (writes nothing)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Collect the development sets' candidate sentences, compare the reader designs on writers they were
@@ -41,7 +44,7 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                 raise typer.Exit(2)
             chosen = tuple(d for d in chosen if d.name in names)
         report = run(get_settings(), chosen, recollect, output or MODEL_PATH,
-                     echo=lambda line: typer.echo(line, err=True))
+                     echo=lambda line: typer.echo(line, err=True), ablation=ablate)
         emit(report, as_json, json.dumps({k: v for k, v in report.items() if k != "curve"}, indent=1,
                                          ensure_ascii=False))
 

@@ -241,9 +241,15 @@ CONTENT_FEATURES = tuple(f for f in FEATURES if f not in QUESTION_STYLE and f no
 #: The designs compared: a logistic regression over what the rules weigh (their words, e5's base cosine, the
 #: cross-lingual cosine, the sentence's shape); the same with the fine-tuned question encoder's cosine
 #: (`encoder`); and that cosine alone with its rank and gap.
+#: The rules' quote weights (`find_evidence`'s score of a sentence and its rank and gap): taken out of the
+#: design with the encoder, the writer-disjoint top-1 stayed within its bootstrap interval and no-answer rose at
+#: the chosen threshold (`hub train reader --ablate`), so `encoder_without_quote_weights` does without them.
+QUOTE_WEIGHTS = ("rule_score", "rule_score_gap", "rule_score_margin", "rule_score_rank")
 DESIGNS: dict[str, dict[str, Any]] = {
     "features": {"features": CONTENT_FEATURES, "encoder": False},
     "features_and_encoder": {"features": (*CONTENT_FEATURES, *TUNED), "encoder": True},
+    "encoder_without_quote_weights": {
+        "features": (*(f for f in CONTENT_FEATURES if f not in QUOTE_WEIGHTS), *TUNED), "encoder": True},
     "encoder": {"features": (*TUNED, "unknown_identifier"), "encoder": True},
 }
 #: L2 strength of the logistic regression (inverse of scikit-learn's C, per training sentence).
@@ -308,6 +314,7 @@ def item_scores(model: ReaderModel, rows: Sequence[dict[str, Any]]) -> list[dict
                     "has_evidence": row.get("has_evidence", False), "id": row["id"],
                     "units_asked": top.get("units_asked", 0.0), "states_unit": top.get("states_unit", 1.0),
                     "tuned": top.get("tuned_similarity", 0.0), "window": top.get("window", 0.0),
+                    "cross": top.get("cross", 0.0),
                     "gated": not (top.get("window", 0.0) > 0 or top.get("cross", 0.0) >= MIN_CROSS) or bool(
                         top.get("units_asked") and not top.get("states_unit", 1.0)),
                     "rule_answerable": row.get("rule_answerable"),
@@ -464,6 +471,77 @@ def train(rows: Sequence[dict[str, Any]], designs: Sequence[str] = tuple(DESIGNS
     return model, report
 
 
+#: The hand rules of evidence selection and no-answer, each as the features that carry it into the reader and
+#: whether it also gates the answer (`reading.states_asked_unit`, `reading.holds_the_question`): `ablate` scores
+#: the shipped design without each, on the same writer-disjoint folds.
+RULES: dict[str, dict[str, Any]] = {
+    "quote_weights": {"features": QUOTE_WEIGHTS},
+    "identifier_check": {"features": ("unknown_identifier",)},
+    "unit_veto": {"features": ("units_asked", "states_unit", "wants_number"), "gate": "unit"},
+    "cross_lingual_pass": {"features": ("cross", "cross_gap", "cross_margin", "cross_rank", "other_language")},
+    "unit_gate_only": {"features": (), "gate": "unit"},
+    "window_gate_only": {"features": (), "gate": "window"},
+}
+BOOTSTRAP_SAMPLES = 1000
+
+
+def _without(rows: Sequence[dict[str, Any]], features: Sequence[str]) -> list[dict[str, Any]]:
+    """`rows` with `features` zeroed in every candidate (a constant feature carries nothing into either model)."""
+    gone = set(features)
+    return [{**r, "candidates": [{**c, "features": {k: (0.0 if k in gone else v) for k, v in c["features"].items()}}
+                                 for c in r["candidates"]]} for r in rows]
+
+
+def _ungated(scores: list[dict[str, Any]], gate: str) -> None:
+    """Lift one gate from cross-validated scores: the unit gate or the window gate."""
+    for s in scores:
+        if "window" not in s:  # a question without candidates
+            continue
+        unit_gated = bool(s.get("units_asked") and not s.get("states_unit", 1.0))
+        window_gated = not (s["window"] > 0 or s.get("cross", 0.0) >= MIN_CROSS)
+        s["gated"] = window_gated if gate == "unit" else unit_gated
+
+
+def paired_interval(a: Sequence[float], b: Sequence[float], seed: int = SEED) -> list[float]:
+    """95 % bootstrap interval of mean(a) − mean(b) over paired items (resampled together)."""
+    x = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if not len(x):
+        return [0.0, 0.0]
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, len(x), size=(BOOTSTRAP_SAMPLES, len(x)))].mean(axis=1)
+    return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
+
+
+def _outcomes(scores: Sequence[dict[str, Any]], threshold: float) -> dict[str, list[float]]:
+    """Per question, in order: top1 (answerable with evidence), refused near miss, refused answerable."""
+    def refused(s: dict[str, Any]) -> float:
+        return float(s["best"] < threshold or bool(s.get("gated")))
+
+    return {"top1": [float(s["top1"]) for s in scores if s["answerable"] and s.get("has_evidence", True)],
+            "no_answer_accuracy": [refused(s) for s in scores if not s["answerable"]],
+            "false_no_result": [refused(s) for s in scores if s["answerable"]]}
+
+
+def ablate(rows: Sequence[dict[str, Any]], design: str, full: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Each hand rule (`RULES`) taken out of `design`, scored leave-one-writer-out as the full design was
+    (`full`: its cross-validated scores); each figure with the paired 95 % bootstrap interval of the change
+    (every configuration at its own chosen threshold). A rule whose removal changes nothing beyond the interval
+    adds nothing the model does not already read."""
+    full_threshold = choose_threshold(full)
+    base = _outcomes(full, full_threshold)
+    out: dict[str, Any] = {"full": {**summary(full, full_threshold), "threshold": full_threshold}}
+    for name, rule in RULES.items():
+        scores = cross_validate(_without(rows, rule["features"]), design) if rule["features"] else \
+            [dict(s) for s in full]
+        if rule.get("gate"):
+            _ungated(scores, rule["gate"])
+        threshold = choose_threshold(scores)
+        these = _outcomes(scores, threshold)
+        out[name] = {**summary(scores, threshold), "threshold": threshold,
+                     "change_interval": {k: paired_interval(these[k], base[k]) for k in base}}
+    return out
+
+
 def all_sets() -> tuple[DevSet, ...]:
     """The development sets, HotpotQA's training half and the off-corpus questions."""
     return (*DEV_SETS, hotpotqa_set(), off_corpus_set())
@@ -535,9 +613,10 @@ async def _embed_texts(base: Settings, texts: Sequence[str]) -> list[list[float]
 
 def run(base: Settings, sets: Sequence[DevSet] | None = None, recollect: bool = False, output: Path = MODEL_PATH,
         designs: Sequence[str] = tuple(DESIGNS), echo: Any = print, layers_output: Path | None = None,
-        folds: int = ENCODER_FOLDS) -> dict[str, Any]:
+        folds: int = ENCODER_FOLDS, ablation: bool = False) -> dict[str, Any]:
     """The whole `hub train reader`: collect, fine-tune the question encoder (cross-validated by writer folds),
-    compare the designs, write the model (and, when the shipped design reads it, the encoder's layers)."""
+    compare the designs, write the model (and, when the shipped design reads it, the encoder's layers). With
+    `ablation`, measure each hand rule instead (`ablate`): nothing is written."""
     from ai_llm.embedding_server.runtime import READER_LAYERS_PATH
     from ai_llm.evals.reader.encoder import QuestionEncoderTrainer, passage_vectors, save_layers
 
@@ -555,6 +634,10 @@ def run(base: Settings, sets: Sequence[DevSet] | None = None, recollect: bool = 
         trainer = QuestionEncoderTrainer()
         add_tuned_features(rows, trainer, passages, index, folds, echo)
     model, report = train(rows, designs)
+    if ablation:
+        report["ablation"] = ablate(rows, model.design, report.pop("scores"))
+        report["train_seconds"] = round(time.perf_counter() - started, 1)
+        return report
     if DESIGNS[model.design]["encoder"] and trainer is not None:
         final = trainer.train(encoder_items(trainable(rows), index), passages, SEED)
         target = layers_output or READER_LAYERS_PATH

@@ -24,6 +24,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         unanswerable: Annotated[Path | None, typer.Option(
             help="JSONL of questions whose answer is in no page of the corpus (`question`, `kind`, `language`): "
                  "reports no_answer_accuracy beside the HotpotQA metrics")] = None,
+        compare_reader: Annotated[bool, typer.Option(
+            "--compare-reader", help="also read pages without the reader ranking the chunks (same processes): "
+                                     "mode pages_without_reader and the differences in reader_vs_rules")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Web-research quality on HotpotQA: supporting recall, EM/F1, no_result rate, latency, searches; with
@@ -42,11 +45,12 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         depths = ["snippets", "pages"] if depth == "both" else [depth]
         try:
             report = run_hotpotqa_eval(hotpotqa, n, depths, concurrency=max(1, concurrency), skip=skip,
-                                       unanswerable=unanswerable)
+                                       unanswerable=unanswerable, compare_reader=compare_reader)
         except EvalDataError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
-        lines = [f"{mode}: " + ", ".join(f"{k}={v}" for k, v in m.items() if k != "unanswerable")
+        lines = [f"{mode}: " + ", ".join(f"{k}={v}" for k, v in m.items()
+                                         if k not in ("unanswerable", "reader_no_answer_curve"))
                  + (f", no_answer_accuracy={m['unanswerable']['no_answer_accuracy']}" if "unanswerable" in m else "")
                  for mode, m in report["modes"].items()]
         emit(report, as_json, "\n".join(lines))

@@ -77,6 +77,9 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+Reply = tuple[str, float | None]  # a reply's status and its best sentence's reader cosine
+
+
 @dataclass
 class QuestionResult:
     status: str
@@ -88,6 +91,7 @@ class QuestionResult:
     searches: int
     pages_read: int
     degraded: list[str] = field(default_factory=list)
+    reader_best: float | None = None  # the reader's best sentence cosine (deep read with the reader)
 
 
 def score_reply(row: dict[str, Any], data: dict[str, Any], text: str, latency_ms: float) -> QuestionResult:
@@ -102,7 +106,8 @@ def score_reply(row: dict[str, Any], data: dict[str, Any], text: str, latency_ms
         em=exact_match(answer, gold), f1=token_f1(answer, gold),
         gold_in_text=float(normalize_answer(gold) in normalize_answer(text)),
         latency_ms=latency_ms, searches=int(data.get("searches") or 0),
-        pages_read=len(data.get("pages_read") or []))
+        pages_read=len(data.get("pages_read") or []),
+        reader_best=float(data["reader_best"]) if data.get("reader_best") is not None else None)
 
 
 def summarise(results: list[QuestionResult]) -> dict[str, Any]:
@@ -191,21 +196,24 @@ def read_unanswerable(path: Path) -> list[dict[str, Any]]:
 async def evaluate_unanswerable(agent: WebResearchAgent, rows: list[dict[str, Any]], depth: str,
                                 concurrency: int = 4) -> dict[str, Any]:
     """Ask questions whose answer is in no page: `no_answer_accuracy` is the share answered `no_result`
-    (overall, per `kind` and per `language`)."""
+    (overall, per `kind` and per `language`); `replies` holds each reply's status and reader cosine."""
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(row: dict[str, Any]) -> str:
+    async def one(row: dict[str, Any]) -> Reply:
         async with gate:
             reply, _ = await _ask(agent, row["question"], depth, str(row.get("language") or "en"))
-            return str(reply.data.get("status"))
+            best = reply.data.get("reader_best")
+            return str(reply.data.get("status")), float(best) if best is not None else None
 
-    statuses = list(await asyncio.gather(*(one(row) for row in rows)))
+    replies = list(await asyncio.gather(*(one(row) for row in rows)))
+    statuses = [status for status, _ in replies]
 
     def accuracy(picked: list[str]) -> dict[str, Any]:
         return {"n": len(picked), "no_answer_accuracy": round(sum(s == "no_result" for s in picked) / len(picked), 4)}
 
     out: dict[str, Any] = {**accuracy(statuses), "error_rate": round(
-        sum(s not in ("ok", "no_result") for s in statuses) / len(statuses), 4)}
+        sum(s not in ("ok", "no_result") for s in statuses) / len(statuses), 4),
+        "replies": replies}
     for key in ("kind", "language"):
         values = sorted({str(row.get(key) or "") for row in rows} - {""})
         if values:
@@ -214,8 +222,26 @@ async def evaluate_unanswerable(agent: WebResearchAgent, rows: list[dict[str, An
     return out
 
 
+#: Reader cosines at which the curve is drawn (the encoder's "none of them" cosine is about 0.79).
+READER_CURVE = (0.75, 0.76, 0.77, 0.78, 0.79, 0.8)
+
+
+def reader_curve(answerable: list[Reply], unanswerable: list[Reply]) -> list[dict[str, float]]:
+    """What refusing every answer whose best sentence's reader cosine falls under a threshold would give, at
+    each of `READER_CURVE`: no-answer accuracy over the unanswerable questions and false no-result over the
+    answerable ones (a reply already `no_result` stays refused at every threshold)."""
+    def refused(reply: Reply, t: float) -> bool:
+        status, best = reply
+        return status == "no_result" or (status == "ok" and best is not None and best < t)
+
+    return [{"threshold": t,
+             "no_answer_accuracy": round(sum(refused(r, t) for r in unanswerable) / max(len(unanswerable), 1), 4),
+             "false_no_result": round(sum(refused(r, t) for r in answerable) / max(len(answerable), 1), 4)}
+            for t in READER_CURVE]
+
+
 def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency: int = 4, skip: int = 0,
-                      unanswerable: Path | None = None) -> dict[str, Any]:
+                      unanswerable: Path | None = None, compare_reader: bool = False) -> dict[str, Any]:
     """The whole `hub eval web` run: corpus, processes, both depth modes, metrics.
 
     Args:
@@ -223,6 +249,8 @@ def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency:
         unanswerable: also ask these questions, whose answers are in no page of the corpus, and report
             `no_answer_accuracy` per mode beside the HotpotQA metrics (whose `no_result_rate` is then the
             false no-result rate).
+        compare_reader: also run the `pages` mode with the deep-read chunks ranked without the reader
+            (`WEB_READER` off) on the same processes: mode `pages_without_reader`, and `reader_vs_rules`.
     """
     rows = read_rows(path)
     pages = hotpotqa_pages(rows)
@@ -233,14 +261,25 @@ def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency:
         corpus = work / "corpus.jsonl"
         corpus.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages), encoding="utf-8")
         with hub_processes(corpus, work) as urls:
+            async def run_mode(agent: WebResearchAgent, depth: str) -> dict[str, Any]:
+                results = await evaluate_rows(agent, asked, depth, concurrency)
+                summary = summarise(results)
+                if negatives:
+                    summary["unanswerable"] = await evaluate_unanswerable(agent, negatives, depth, concurrency)
+                    replies = summary["unanswerable"].pop("replies")
+                    if any(r.reader_best is not None for r in results):
+                        summary["reader_no_answer_curve"] = reader_curve(
+                            [(r.status, r.reader_best) for r in results], replies)
+                return summary
+
             async def run_all() -> dict[str, Any]:
                 out: dict[str, Any] = {}
                 async with offline_agent(urls["gateway_url"], urls["embedding_url"]) as agent:
                     for depth in depths:
-                        out[depth] = summarise(await evaluate_rows(agent, asked, depth, concurrency))
-                        if negatives:
-                            out[depth]["unanswerable"] = await evaluate_unanswerable(agent, negatives, depth,
-                                                                                     concurrency)
+                        out[depth] = await run_mode(agent, depth)
+                if compare_reader and "pages" in depths:
+                    async with offline_agent(urls["gateway_url"], urls["embedding_url"], reader=False) as agent:
+                        out["pages_without_reader"] = await run_mode(agent, "pages")
                 return out
 
             modes = asyncio.run(run_all())
@@ -252,4 +291,13 @@ def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency:
         report["pages_vs_snippets"] = {
             key: round(modes["pages"][key] - base[key], 4)
             for key in ("supporting_recall", "exact_match", "f1", "answer_in_text_rate", "no_result_rate")}
+    if "pages_without_reader" in modes:
+        with_reader, without = modes["pages"], modes["pages_without_reader"]
+        report["reader_vs_rules"] = {
+            key: round(with_reader[key] - without[key], 4)
+            for key in ("supporting_recall", "exact_match", "f1", "answer_in_text_rate", "no_result_rate",
+                        "mean_latency_ms")}
+        if negatives:
+            report["reader_vs_rules"]["no_answer_accuracy"] = round(
+                with_reader["unanswerable"]["no_answer_accuracy"] - without["unanswerable"]["no_answer_accuracy"], 4)
     return report

@@ -11,12 +11,11 @@ from dataclasses import replace
 import numpy as np
 
 from ai_llm.internal_rag_agent.answer_extraction import (
-    DUPLICATE_SHARE,
     Evidence,
     Quote,
     antecedents,
+    pick_followers,
     points_back,
-    words,
 )
 from ai_llm.internal_rag_agent.reader.model import ReaderModel
 
@@ -60,16 +59,7 @@ def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, m
     best = ranked[0]
     decided = model.answerability(best.features, [float(logit_of[id(q)]) for q in ranked]) \
         if states_asked_unit(best) and holds_the_question(best, min_cross) else 0.0
-    chosen = [best]
-    seen = [words(best.text)]
-    for quote in ranked[1:]:
-        if len(chosen) == max_quotes or (quote.reader_score or 0.0) < FOLLOWER_SHARE * (best.reader_score or 0.0):
-            break
-        these = words(quote.text)
-        if any(len(these & other) >= DUPLICATE_SHARE * min(len(these), len(other)) for other in seen):
-            continue
-        seen.append(these)
-        chosen.append(quote)
+    chosen = pick_followers(ranked, [q.reader_score or 0.0 for q in ranked], max_quotes, FOLLOWER_SHARE)
     chosen += antecedents(chosen, candidates)
     # The best sentence leads, with the one before it when it opens by pointing back (its antecedent); the rest
     # follow in reading order.
