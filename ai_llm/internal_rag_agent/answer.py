@@ -9,7 +9,7 @@ as data (`quote_records`) follow the reply's contract (docs/contracts.md).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,18 +29,24 @@ from ai_llm.internal_rag_agent.vector_store import ChunkHit
 log = logging.getLogger(__name__)
 
 
-def page_label(pages: Sequence[int]) -> str:
-    """`p.13–15`, `p.3, 7–8`."""
+def page_label(pages: Sequence[int], printed: Mapping[int, str] | None = None) -> str:
+    """`p.13–15`, `p.3, 7–8`; with `printed` (page → the label the page prints, `/PageLabels`), those labels:
+    `p.7–8`, `p.iv` for pages 10–11 and 4."""
     ordered = sorted(set(pages))
     if not ordered:
         return ""
+    printed = printed or {}
+
+    def name(page: int) -> str:
+        return printed.get(page) or str(page)
+
     ranges: list[str] = []
     start = prev = ordered[0]
     for page in [*ordered[1:], None]:
         if page is not None and page == prev + 1:
             prev = page
             continue
-        ranges.append(f"{start}–{prev}" if prev != start else f"{start}")
+        ranges.append(f"{name(start)}–{name(prev)}" if prev != start else name(start))
         if page is not None:
             start = prev = page
     return "p." + ", ".join(ranges)
@@ -57,8 +63,43 @@ def hit_label(hit: ChunkHit, language: str = "ko") -> str:
     """`p.3`, `슬라이드 4`, `예산!2–41`, `제1장 > 제2조(목적)`: the chunk's location as a person reads it."""
     location = hit_location(hit)
     if location is None or location.get("kind") == "page":
-        return page_label(hit.pages)
+        label = page_label(hit.pages, _printed_pages(hit.pages, location))
+        annex = (location or {}).get("annex")
+        return f"{label} {annex}" if annex else label
     return location_label(location, language)
+
+
+def quote_location(quote: Quote, lines: int = 1) -> dict[str, Any] | None:
+    """Where a quote is: its chunk's location; a quoted sheet row adds its own number and label
+    (`{"kind": "sheet", "sheet": "예산", "rows": "2-21", "row_number": "6", "row": "연구개발팀"}`; `row_number`
+    "6-7" for a block of two rows), which its label reads (`예산!6 (연구개발팀)`)."""
+    location = hit_location(quote.chunk.hit)
+    line_rows = (location or {}).get("line_rows")
+    if location is None or not line_rows:
+        return location
+    where = {k: v for k, v in location.items() if k != "line_rows"}
+    named = [row for row in line_rows[quote.position:quote.position + lines] if row]
+    if not named or quote.position >= len(line_rows) or not line_rows[quote.position]:
+        return where
+    first, last = int(named[0][0]), int(named[-1][0])
+    where["row_number"] = f"{first}-{last}" if last != first else f"{first}"
+    if len(named) == 1 and named[0][1]:
+        where["row"] = str(named[0][1])
+    return where
+
+
+def quote_label(quote: Quote, language: str = "ko", lines: int = 1) -> str:
+    """`예산!6 (연구개발팀)` for a quoted sheet row; the chunk's label (`hit_label`) for the rest."""
+    location = quote_location(quote, lines)
+    if location is not None and location.get("kind") == "sheet":
+        return location_label(location, language)
+    return hit_label(quote.chunk.hit, language)
+
+
+def _printed_pages(pages: Sequence[int], location: Mapping[str, Any] | None) -> dict[int, str]:
+    """The printed label of the chunk's page (a chunk lies on one page), where its PDF defines one."""
+    label = (location or {}).get("label")
+    return {pages[0]: str(label)} if label and pages else {}
 
 
 def group_sources(quotes: Sequence[Quote], language: str = "ko") -> list[dict[str, Any]]:
@@ -66,6 +107,7 @@ def group_sources(quotes: Sequence[Quote], language: str = "ko") -> list[dict[st
     (PDFs and scans) or locations (slides, sheet rows, sections); `page_label` reads them all."""
     by_ref: dict[str, dict[str, Any]] = {}
     labels: dict[str, list[str]] = {}
+    printed: dict[str, dict[int, str]] = {}  # page → its printed label, per file
     for quote in quotes:
         hit = quote.chunk.hit
         entry = by_ref.setdefault(hit.storage_ref, {
@@ -73,26 +115,36 @@ def group_sources(quotes: Sequence[Quote], language: str = "ko") -> list[dict[st
             "pages": [], "page_label": "", "locations": [], "file_url": _public_url(hit.file_url), "score": 0.0})
         location = hit_location(hit)
         if location is None or location.get("kind") == "page":
+            # `pages` stay the page indices (the viewer opens them, the evaluation scores them); the text a
+            # person reads names the pages by their printed labels.
             entry["pages"] = sorted(set(entry["pages"]) | set(hit.pages))
-        elif location not in entry["locations"]:
-            entry["locations"].append(location)
-            label = location_label(location, language)
+            printed.setdefault(hit.storage_ref, {}).update(_printed_pages(hit.pages, location))
+            annex = (location or {}).get("annex")
+            if annex and annex not in labels.setdefault(hit.storage_ref, []):
+                labels[hit.storage_ref].append(str(annex))
+        else:
+            # The data keep the chunk's place (`rows` of its section); the text names the quoted row.
+            plain = {k: v for k, v in location.items() if k != "line_rows"}
+            if plain not in entry["locations"]:
+                entry["locations"].append(plain)
+            label = quote_label(quote, language)
             if label and label not in labels.setdefault(hit.storage_ref, []):
                 labels[hit.storage_ref].append(label)
         entry["score"] = round(max(entry["score"], quote.chunk.relevance), 4)
     for ref, entry in by_ref.items():
-        entry["page_label"] = "; ".join(filter(None, [page_label(entry["pages"]), *labels.get(ref, [])]))
+        entry["page_label"] = "; ".join(filter(None, [page_label(entry["pages"], printed.get(ref)),
+                                                      *labels.get(ref, [])]))
     return list(by_ref.values())
 
 
 def quote_records(quotes: Sequence[Quote], language: str = "ko") -> list[dict[str, Any]]:
     """The quoted text as data (`quotes` of the reply): each block with its file and location."""
     out: list[dict[str, Any]] = []
-    for text, quote in quote_blocks(quotes):
+    for text, quote, size in _sized_blocks(quotes):
         hit = quote.chunk.hit
         out.append({"text": text, "file_id": hit.file_id, "file_name": hit.file_name or hit.storage_ref,
-                    "storage_ref": hit.storage_ref, "location": hit_location(hit),
-                    "label": hit_label(hit, language), "url": _public_url(hit.file_url)})
+                    "storage_ref": hit.storage_ref, "location": quote_location(quote, size),
+                    "label": quote_label(quote, language, size), "url": _public_url(hit.file_url)})
     return out
 
 
@@ -113,14 +165,19 @@ def source_section(sources: Sequence[dict[str, Any]], language: str) -> str:
 
 def quote_blocks(quotes: Sequence[Quote]) -> list[tuple[str, Quote]]:
     """Quoted text in reading order: adjacent sentences of one chunk join into one block."""
-    blocks: list[tuple[str, Quote]] = []
+    return [(text, first) for text, first, _ in _sized_blocks(quotes)]
+
+
+def _sized_blocks(quotes: Sequence[Quote]) -> list[tuple[str, Quote, int]]:
+    """`quote_blocks` with the number of sentences in each block."""
+    blocks: list[tuple[str, Quote, int]] = []
     last: Quote | None = None
     for quote in quotes:
         if last is not None and last.chunk.key == quote.chunk.key and quote.position == last.position + 1:
-            text, first = blocks[-1]
-            blocks[-1] = (f"{text} {quote.text}", first)
+            text, first, size = blocks[-1]
+            blocks[-1] = (f"{text} {quote.text}", first, size + 1)
         else:
-            blocks.append((quote.text, quote))
+            blocks.append((quote.text, quote, 1))
         last = quote
     return blocks
 
@@ -170,14 +227,14 @@ def extractive_answer(evidence: Evidence, language: str, intro: bool = True) -> 
     states the answer first), each place cited once, after its last quote (after a model's answer,
     `intro=False`: the quotes alone, the passages it was written from)."""
     lines = [message("rag.extract_intro", language), ""] if intro else []
-    blocks = quote_blocks(evidence.quotes)
-    for i, (text, quote) in enumerate(blocks):
-        label = hit_label(quote.chunk.hit, language)
+    blocks = _sized_blocks(evidence.quotes)
+    for i, (text, quote, size) in enumerate(blocks):
+        label = quote_label(quote, language, size)
         citation = f"> — {quote.chunk.hit.file_name or quote.chunk.hit.storage_ref}" + (f", {label}" if label else "")
         lines.append(f"> {text}")
-        following = blocks[i + 1][1] if i + 1 < len(blocks) else None
-        if following is not None and following.chunk.hit.storage_ref == quote.chunk.hit.storage_ref \
-                and hit_label(following.chunk.hit, language) == label:
+        following = blocks[i + 1] if i + 1 < len(blocks) else None
+        if following is not None and following[1].chunk.hit.storage_ref == quote.chunk.hit.storage_ref \
+                and quote_label(following[1], language, following[2]) == label:
             lines.append(">")  # the next quote is from the same place: cited once, after it
             continue
         lines.append(citation)
@@ -290,7 +347,7 @@ class Answerer:
             text += " " + message("rag.no_result_unknown", language, names=", ".join(evidence.unknown))
         elif evidence.quotes:
             hit = evidence.quotes[0].chunk.hit
-            label = hit_label(hit, language)
+            label = quote_label(evidence.quotes[0], language)
             data["closest"] = {"file_name": hit.file_name or hit.storage_ref, "file_id": hit.file_id,
                                "storage_ref": hit.storage_ref, "label": label}
             text += " " + message("rag.no_result_closest", language, file=f"'{hit.file_name or hit.storage_ref}'",

@@ -2,7 +2,9 @@
 
 What a file is comes from its bytes (`ai_llm.common.file_types.sniff`), so an extension that lies does not
 matter. PDFs are read with `pypdf`; each page's text is preceded by a `[페이지 N]` marker (1-based, as the
-reader sees it), and a PDF without any text layer (a scan) is read by OCR (`formats.ocr`). The other formats
+reader sees it), and a PDF without any text layer (a scan) is read by OCR (`formats.ocr`). A page's location
+keeps that number (the viewer opens it, the evaluation scores it) and adds the label the page prints where the
+PDF defines page labels (`p.7` for the tenth page), and the annex (`별표 1 …`) a chunk lies in. The other formats
 are read by their libraries into located sections (`formats`): Word, PowerPoint, Excel/CSV, HWP/HWPX, HTML,
 Markdown (headings), plain text (Korean `제N조` articles) and images (OCR). Every chunk carries the location a
 person finds it by (`Chunk.location`: page, slide, sheet rows or heading path).
@@ -35,6 +37,8 @@ from ai_llm.internal_rag_agent.formats.structure import (
     DocumentError,
     Location,
     Section,
+    annex_heading,
+    annex_marks,
     markdown_blocks,
     sections_from_blocks,
 )
@@ -62,6 +66,10 @@ class ParsedDocument:
         notices: what was left out and why (rows over the sheet bound, pages over the OCR bound).
         ocr: the text came from text recognition.
         records: lines that are one table row each, kept whole by `split_document`.
+        annexes: where a PDF's annex tables and forms (`별표 1 …`) start and end, `(offset, heading or None)`
+            (`structure.annex_marks`): a chunk in one is located on its page and in the annex.
+        rows: per unit, a sheet's row sentences → (row number, row label) (`Section.rows`): a chunk's location
+            lists the row of each of its lines (`line_rows`), so a quoted row is cited as that row.
     """
 
     text: str
@@ -71,6 +79,8 @@ class ParsedDocument:
     notices: list[str] = field(default_factory=list)
     ocr: bool = False
     records: frozenset[str] = frozenset()
+    annexes: list[tuple[int, str | None]] = field(default_factory=list)
+    rows: dict[int, dict[str, tuple[int, str]]] = field(default_factory=dict)
 
     def pages_between(self, start: int, end: int) -> list[int]:
         """Pages whose text overlaps the character range `[start, end)`."""
@@ -243,6 +253,12 @@ def _rebuild_page(lines: list[str], running: set[str], vocabulary: set[str]) -> 
                 paragraphs.append(current)
             current = previous = ""
             continue
+        if annex_heading(line):  # an annex's title (`[별표 1] 여비 지급 기준`) is a paragraph of its own
+            if current:
+                paragraphs.append(current)
+            paragraphs.append(line)
+            current = previous = ""
+            continue
         if not current:
             current = previous = line
             continue
@@ -327,6 +343,9 @@ def assemble_sections(sections: list[Section], notices: list[str] | None = None)
     doc.locations = {n: location for n, (_, location) in enumerate(kept, start=1)}
     doc.notices = list(notices or [])
     doc.records = frozenset(normalize_page_text(line) for section in sections for line in section.records)
+    kept_rows = [section.rows for text, section in zip(texts, sections, strict=True) if text]
+    doc.rows = {n: {normalize_page_text(line): row for line, row in rows.items()}
+                for n, rows in enumerate(kept_rows, start=1) if rows}
     return doc
 
 
@@ -349,6 +368,7 @@ def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocum
                 raise DocumentError("the PDF is password-protected (encrypted); remove the password and "
                                     "upload it again.", "encrypted")
         pages = [normalize_page_text(page.extract_text() or "") for page in reader.pages]
+        printed = _printed_labels(reader)
     except DocumentError:
         raise
     except FileNotDecryptedError as exc:
@@ -365,8 +385,29 @@ def _parse_pdf(data: bytes, progress: PageProgress | None = None) -> ParsedDocum
         from ai_llm.internal_rag_agent.formats.ocr import scanned_pdf_pages
 
         scanned, left_out = scanned_pdf_pages(data, progress)
-        return _ocr_document(scanned, left_out)
-    return _assemble(rebuild_pages(pages), markers=True)
+        return _paged(_ocr_document(scanned, left_out), printed)
+    return _paged(_assemble(rebuild_pages(pages), markers=True), printed)
+
+
+def _printed_labels(reader: Any) -> list[str]:
+    """The label each page prints (`vii`, `7`, `A-3`) where the PDF defines page labels (`/PageLabels`), else
+    none: pages are then cited by their number."""
+    try:
+        if "/PageLabels" not in reader.root_object:
+            return []
+        return [str(label) for label in reader.page_labels]
+    except Exception:  # a damaged label tree: the page numbers still cite the pages
+        return []
+
+
+def _paged(doc: ParsedDocument, printed: list[str]) -> ParsedDocument:
+    """A PDF's pages with their printed labels (where one differs from the page's number; the number stays the
+    location's `page`, the index the viewer and the evaluation use) and its annexes."""
+    for page, location in doc.locations.items():
+        if page <= len(printed) and printed[page - 1] and printed[page - 1] != str(page):
+            location["label"] = printed[page - 1]
+    doc.annexes = annex_marks(doc.text)
+    return doc
 
 
 def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
@@ -452,32 +493,60 @@ def split_document(doc: ParsedDocument, chunk_size: int = 800, chunk_overlap: in
     Sentences are packed up to `chunk_size` characters; the next chunk starts with the previous chunk's last
     sentence when that one is at most `chunk_overlap` × 3 characters (context across the cut). A sentence
     longer than `chunk_size` (a flattened table) is cut at spaces. A table row (`doc.records`) that fits a
-    chunk is one sentence, whatever its cells hold.
+    chunk is one sentence, whatever its cells hold. A PDF's annex (`doc.annexes`) starts a chunk of its own,
+    located on its page and in the annex; a sheet chunk's location names each line's row (`line_rows`).
     """
     chunks: list[Chunk] = []
     spans = doc.page_spans or [(1, 0, len(doc.text))]
+    marks = doc.annexes
+    starts = [at for at, _ in marks]
     for page, start, end in spans:
-        sentences: list[str] = []
-        for line in doc.text[start:end].split("\n"):
-            line = line.strip()
+        location = doc.locations.get(page)
+        sentences: list[tuple[str, str | None]] = []
+        offset = start
+        for raw in doc.text[start:end].split("\n"):
+            line = raw.strip()
+            annex = marks[bisect_right(starts, offset) - 1][1] if starts and starts[0] <= offset else None
+            offset += len(raw) + 1
             whole = line in doc.records and len(line) <= chunk_size
             for sentence in [line] if whole else split_sentences(line):
-                sentences.extend(_cut(sentence, chunk_size))
+                sentences.extend((piece, annex) for piece in _cut(sentence, chunk_size))
         current: list[str] = []
         size = 0
-        for sentence in sentences:
-            if current and size + len(sentence) + 1 > chunk_size:
-                chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page],
-                                    location=doc.locations.get(page)))
+        current_annex: str | None = None
+        for sentence, annex in sentences:
+            if current and annex != current_annex:  # an annex starts (or ends): a chunk of its own
+                chunks.append(_chunk(len(chunks), current, page, location, current_annex))
+                current, size = [], 0
+            elif current and size + len(sentence) + 1 > chunk_size:
+                chunks.append(_chunk(len(chunks), current, page, location, current_annex))
                 carry = current[-1]
                 current, size = ([carry], len(carry)) if len(carry) <= chunk_overlap * 3 \
                     and len(carry) + len(sentence) + 1 <= chunk_size else ([], 0)
+            current_annex = annex
             current.append(sentence)
             size += len(sentence) + 1
         if current:
-            chunks.append(Chunk(index=len(chunks), content="\n".join(current), pages=[page],
-                                location=doc.locations.get(page)))
+            chunks.append(_chunk(len(chunks), current, page, location, current_annex))
+    for chunk in chunks:
+        if chunk.pages and chunk.pages[0] in doc.rows:
+            _name_rows(chunk, doc.rows[chunk.pages[0]])
     return chunks
+
+
+def _chunk(index: int, sentences: list[str], page: int, location: Location | None, annex: str | None) -> Chunk:
+    where = dict(location, annex=annex) if annex and location is not None else location
+    return Chunk(index=index, content="\n".join(sentences), pages=[page], location=where)
+
+
+def _name_rows(chunk: Chunk, rows: dict[str, tuple[int, str]]) -> None:
+    """A sheet chunk's location gains `line_rows`: for each of its lines the sheet row it is ([number, label]),
+    or None (a piece of a row longer than a chunk, a title line)."""
+    if chunk.location is None or chunk.location.get("kind") != "sheet":
+        return
+    line_rows = [list(rows[line]) if line in rows else None for line in chunk.content.split("\n")]
+    if any(line_rows):
+        chunk.location = dict(chunk.location, line_rows=line_rows)
 
 
 def _cut(sentence: str, size: int) -> list[str]:

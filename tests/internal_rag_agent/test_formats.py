@@ -81,6 +81,12 @@ def test_sheet_rows_read_as_sentences_with_their_sheet_and_row_range() -> None:
     labels = _labels(doc)
     assert list(labels) == ["예산!2–21", "예산!22–41", "예산!42–46", "요약!1"]
     assert "항목: 항목33; 금액: 33000; 비고: 검토" in labels["예산!22–41"]  # row 34 of the sheet
+    assert labels["요약!1"] == "합계 | 1035000"  # a sheet that is only a header row
+    # Each line of a chunk knows its row (number and label), which a quote of it is cited by.
+    chunk = next(c for c in split_document(doc) if "항목33;" in c.content)
+    lines = chunk.content.split("\n")
+    assert chunk.location is not None
+    assert chunk.location["line_rows"][lines.index("항목: 항목33; 금액: 33000; 비고: 검토")] == [34, "항목33"]
     assert doc.notices == []
 
 

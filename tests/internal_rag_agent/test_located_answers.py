@@ -50,9 +50,9 @@ async def test_quotes_carry_the_slide_the_sheet_rows_and_the_article(rag_agent: 
         if data["status"] == "ok":
             quotes = [q for q in data["quotes"] if q["file_id"] == "sheet"]
             assert quotes and quotes[0]["location"]["sheet"] == "예산"
-            assert "항목: 항목33; 금액: 33000; 비고: 검토" in quotes[0]["text"] and quotes[0]["label"] == "예산!22–41"
+            assert "항목: 항목33; 금액: 33000; 비고: 검토" in quotes[0]["text"] and quotes[0]["label"] == "예산!34 (항목33)"
         else:
-            assert data["closest"]["file_name"] == "budget.xlsx" and data["closest"]["label"] == "예산!22–41"
+            assert data["closest"]["file_name"] == "budget.xlsx" and data["closest"]["label"] == "예산!34 (항목33)"
             assert "budget.xlsx" in state["reply"].text and "항목33" not in state["reply"].text
     finally:
         for ref in refs.values():

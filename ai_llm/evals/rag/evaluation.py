@@ -130,11 +130,13 @@ def evidence_shown(evidence: str, reply_text: str) -> bool:
     """Whether the evidence sentence is in the reply as a person reads it.
 
     The reply is read as rendered (`rendered_text`); whitespace is collapsed (English) or removed (Korean,
-    where PDF extraction loses spaces); NFKC and curly/straight quotes are unified; case is kept apart from
-    that, so a fragment does not count.
+    where PDF extraction loses spaces); NFKC and curly/straight quotes are unified; a number's thousands
+    separators are dropped (a sheet shows `41,260` where its writer copied the cell's `41260`); case is kept
+    apart from that, so a fragment does not count.
     """
     def clean(text: str, drop_spaces: bool) -> str:
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+        text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
         text = text.replace("\u201c", '"').replace("\u201d", '"')
         return re.sub(r"\s+", "" if drop_spaces else " ", text).strip()
 

@@ -3,8 +3,8 @@
 Both are read by `python-hwpx` (Apache-2.0), which opens either into one document model; its Markdown export
 keeps paragraphs and tables in reading order. Sections follow the document's own outline: paragraphs in an
 outline style (Hangul's `개요 N`, or a `Heading N` / `제목 N` style) are headings of that level, and a
-regulation's `제N장` chapters and `제N조(…)` articles (`structure.sections_from_blocks`) cut it further, so a quote
-is cited as the heading or article it sits in.
+regulation's `제N장` chapters, `제N조(…)` articles, `부칙` and annex tables and forms (`[별표 1] …`, `별지 제1호 서식`;
+`structure.sections_from_blocks`) cut it further, so a quote is cited as the heading, article or annex it sits in.
 """
 
 from __future__ import annotations

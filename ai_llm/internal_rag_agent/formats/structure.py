@@ -8,7 +8,11 @@ regulation has them. A table is read as sentences: each row after the header row
 
 Locations are plain dicts, the shape agents return with their quotes:
 `{"kind": "page", "page": 3}`, `{"kind": "slide", "slide": 4, "title": …}`,
-`{"kind": "sheet", "sheet": "예산", "rows": "2-41"}`, `{"kind": "heading", "heading": "제1장 > 제2조(…)"}`.
+`{"kind": "sheet", "sheet": "예산", "rows": "2-41"}` (a quoted row adds `"row_number": "5", "row": "연구개발팀"`, named
+by its first text cell),
+`{"kind": "heading", "heading": "제1장 > 제2조(…)"}`; a PDF page whose printed label differs from its number adds
+`"label": "7"` (the page number stays the index the viewer and the evaluation use) and, on an annex, `"annex"`.
+Annex tables and forms (`별표`, `별지`, `부표`, `서식`) are parts of their own (`별표 1 여비 지급 기준`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,14 @@ _REF = r"^\s*(제\s*\d+\s*조(?:\s*의\s*\d+)?)(?:\s*제\s*\d+\s*[항호](?:\s*�
 _AMENDS = re.compile(rf"{_REF}(?:[을를]\s.*(?:다음과\s*같이\s*(?:신설)?한다|으?로\s*한다|삭제한다)"
                      rf"|\s*중\s.*(?:으?로\s*한다|삭제한다)|에\s.*다음과\s*같이\s*신설한다)\.?$")
 _CHAPTER = re.compile(r"^\s*(제\s*\d+\s*(?:편|장|절|관))(?:\s+\S.{0,40})?$")
+#: An annex table or form that starts a part of its own: `[별표 1] 여비 지급 기준`, `【별지 제3호 서식】`,
+#: `부표 2`, `<서식 1>`; not a reference (`별표 1에 따른다`, `별지 제1호 서식의 점검표`).
+_ANNEX = re.compile(r"^\s*[\[【<〈(［]?\s*((?:별표|별지|부표|서식)\s*(?:제?\s*\d+(?:\s*의\s*\d+)?\s*호?)?"
+                    r"(?:\s*서식)?)\s*[\]】>〉)］]?(?=\s|\(|$)")
+#: The supplementary provisions (`부칙`, `부 칙 <2025. 1. 1.>`): an annex after them is not under them.
+_ADDENDA = re.compile(r"^\s*부\s*칙(?:\s|<|\(|$)")
+#: A line that is the 부칙 heading itself (`부칙`, `부 칙 <제12호, 2025. 1. 1.>`).
+_ADDENDA_LINE = re.compile(r"^\s*부\s*칙\s*(?:[<(（〈][^>)）〉]{0,40}[>)）〉])?\s*$")
 _TITLE_CHARS = 60
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
@@ -65,6 +77,8 @@ class Section:
     text: str
     location: Location = field(default_factory=dict)
     records: frozenset[str] = frozenset()
+    #: A sheet's row sentences → (the row's number in the sheet, its label: the first text cell, or "").
+    rows: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 class Record(str):
@@ -140,11 +154,19 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
         if not text:
             continue
         if block.heading or index in outline:
-            enter(block.heading or 2, text)
+            enter(block.heading or 2, (annex_heading(text) if articles else None) or text)
             lines.append(text)
             continue
         chapter = _CHAPTER.match(text) if articles else None
         article = (_ARTICLE.match(text) or _AMENDS.match(text)) if articles else None
+        annex = (annex_heading(text) or (text if _ADDENDA_LINE.match(text) else None)) if articles else None
+        if annex:
+            # An annex (and the 부칙) is a part of its own beside the chapters, not under the article before it.
+            deepest = max((level for level, _ in path), default=0)
+            level = next((lv for lv, name in path if _is_part(name)), deepest + 1)
+            enter(level, annex)
+            lines.append(text)
+            continue
         if not path and not sections and not lines and _looks_like_title(text) and not (chapter or article):
             # A document without headings opens with its title (a bill's name, a law's): it names the start.
             enter(1, text)
@@ -157,10 +179,44 @@ def sections_from_blocks(blocks: Iterable[Block], articles: bool = True) -> list
             deepest = max((level for level, _ in path), default=0)
             level = next((lv for lv, name in path if _ARTICLE.match(name)), deepest + 1)
             title = article.group(2) if article.re is _ARTICLE else None
-            enter(level, "".join((article.group(1) + (title or "")).split()))
+            # `제 5 조` is `제5조`; its title keeps its spaces as written (`(일비 및 숙박비)`).
+            enter(level, "".join(article.group(1).split()) + " ".join((title or "").split()))
         lines.append(text)
     flush(last=True)
     return sections
+
+
+def annex_heading(text: str) -> str | None:
+    """The heading an annex line makes, its marks dropped (`[별표 1] 여비 지급 기준` → `별표 1 여비 지급 기준`), or
+    None when the line is not an annex's title (a reference to one, a sentence)."""
+    line = " ".join(text.split())
+    match = _ANNEX.match(line)
+    if not match or not re.search(r"\d|[\]】>〉)］]", match.group(0)) or not _looks_like_title(line) \
+            or re.search(r"\.{3,}|…|·{3,}", line):  # a table of contents' line
+        return None
+    rest = line[match.end():].strip()
+    return f"{' '.join(match.group(1).split())} {rest}".strip()
+
+
+def annex_marks(text: str) -> list[tuple[int, str | None]]:
+    """Where annexes start and end in a text read line by line (a PDF's pages): `(offset, heading)` at each
+    annex's title line, `(offset, None)` at a chapter, article or 부칙 line after one."""
+    marks: list[tuple[int, str | None]] = []
+    offset = 0
+    for line in text.split("\n"):
+        annex = annex_heading(line)
+        if annex:
+            marks.append((offset, annex))
+        elif marks and marks[-1][1] is not None and _is_part(line):
+            marks.append((offset, None))
+        offset += len(line) + 1
+    return marks
+
+
+def _is_part(heading: str) -> bool:
+    """A heading at a regulation's top level: a chapter, an article, the 부칙 or an annex."""
+    return bool(_CHAPTER.match(heading) or _ARTICLE.match(heading) or _ADDENDA.match(heading)
+                or _ANNEX.match(heading))
 
 
 _NUMBERED = re.compile(r"^\s*(\d{1,2})\.\s+\S")
@@ -221,17 +277,22 @@ def markdown_blocks(text: str) -> list[Block]:
 
 
 def location_label(location: Location | None, language: str = "ko") -> str:
-    """How a person reads a location: `p.3`, `슬라이드 4`, `예산!2–41`, `제1장 > 제2조(목적)`."""
+    """How a person reads a location: `p.3` (`p.vii`: a printed page label), `슬라이드 4`, `예산!5 (연구개발팀)`,
+    `예산!2–41`, `제1장 > 제2조(목적)`, `별표 1 여비 지급 기준`."""
     if not location:
         return ""
     kind = location.get("kind")
     if kind == "page" and location.get("page"):
-        return f"p.{location['page']}"
+        # The page's printed label where the PDF defines them (`/PageLabels`), else its number; an annex on it.
+        label = f"p.{location.get('label') or location['page']}"
+        return f"{label} {location['annex']}" if location.get("annex") else label
     if kind == "slide" and location.get("slide"):
         return f"{'슬라이드' if language == 'ko' else 'slide'} {location['slide']}"
     if kind == "sheet":
-        rows = str(location.get("rows") or "").replace("-", "–")
-        return f"{location.get('sheet', '')}!{rows}" if rows else str(location.get("sheet", ""))
+        # A quoted row (`row_number`) is named by itself; a chunk by its rows.
+        rows = str(location.get("row_number") or location.get("rows") or "").replace("-", "–")
+        label = f"{location.get('sheet', '')}!{rows}" if rows else str(location.get("sheet", ""))
+        return f"{label} ({location['row']})" if location.get("row") else label
     if kind == "heading":
         return str(location.get("heading") or "")
     return ""

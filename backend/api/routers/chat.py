@@ -82,11 +82,13 @@ def public_source(source: dict[str, Any]) -> dict[str, Any] | None:
             "locations": [_public_location(x) for x in source.get("locations") or [] if isinstance(x, dict)]}
 
 
-_LOCATION_FIELDS = {"kind": str, "page": int, "slide": int, "title": str, "sheet": str, "rows": str, "heading": str}
+_LOCATION_FIELDS = {"kind": str, "page": int, "label": str, "annex": str, "slide": int, "title": str, "sheet": str,
+                   "rows": str, "row_number": str, "row": str, "heading": str}
 
 
 def _public_location(location: dict[str, Any]) -> dict[str, Any]:
-    """A location with only its known fields, each of its type (page, slide, sheet + rows, heading)."""
+    """A location with only its known fields, each of its type (page and its printed label or annex, slide,
+    sheet + rows + row label, heading)."""
     return {k: location[k] for k, kind in _LOCATION_FIELDS.items() if isinstance(location.get(k), kind)}
 
 

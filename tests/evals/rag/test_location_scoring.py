@@ -50,6 +50,9 @@ def test_a_folders_readme_describes_the_set_and_is_not_one_of_its_documents(tmp_
     ("외부 창고 임차료(백만원) 180 260 340", "> 구분: 외부 창고 임차료(백만원); 2022년: 180; 2023년: 260; 2024년: 340", True),
     ("외부 창고 임차료(백만원) 180 260 340", "> 구분: 외부 창고 임차료(백만원); 2022년: 180; 2023년: 260", False),
     ("Hotel 80 dollars a night", "> Item: Hotel; Limit: 80 dollars a night", True),
+    # A sheet shows thousands separators its writer's raw cell value lacks; a different number is still not it.
+    ("대구·경북 41260 1840000", "> 권역: 대구·경북; 실적: 41,260; 예산: 1,840,000", True),
+    ("대구·경북 41260 1840000", "> 권역: 대구·경북; 실적: 41,260; 예산: 1,840,001", False),
     # A fragment of the sentence, another case or another number is not the sentence shown.
     ("if the blueprint does not have a url_prefix", "> if the blueprint has a `url_prefix`", False),
     ("The default is 88.", "> the default is 88.", False),
