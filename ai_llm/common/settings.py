@@ -146,6 +146,9 @@ class Settings(BaseSettings):
                                        "'internal_rag=20,web_research=90'.")
     orchestrator_extra_agents: str | None = Field(
         None, description='JSON object of additional plannable agents: {"name": "http://host:port"}.')
+    orchestrator_document_probe: bool = Field(
+        True, description="Before planning, probe the person's document index (the hub's Postgres) for the "
+                          "request's terms; off, or with Supabase, the planner sees the catalog only.")
 
     # --- internal-RAG agent ----------------------------------------------------------------
     rag_chunk_size: int = 800

@@ -24,6 +24,7 @@ from ai_llm.file_management_agent.file_records import (
     ERROR,
     INDEXED,
     INDEXING,
+    REPORT,
     SKIPPED,
     SOURCE_KINDS,
     UPLOAD,
@@ -42,6 +43,10 @@ from ai_llm.file_management_agent.file_safety import (
 from ai_llm.file_management_agent.rag_index import DocumentIndex, IndexUnavailable
 
 log = logging.getLogger(__name__)
+
+#: Why a report's record says `skipped`: a report is its person's file, not a source of answers, until they add it
+#: to the documents (`FileService.reindex`).
+REPORT_NOT_INDEXED = "a report of the hub: not a search source until added to the documents (reindex)"
 
 
 class FileError(Exception):
@@ -142,7 +147,9 @@ class FileService:
 
         The size limit is enforced while reading (nothing over the limit is kept), the type is decided
         by content, a taken name gets a ` (n)` suffix. `source_kind` is `upload` (a person's document) or
-        `report` (the hub's own report); it is recorded and sent to the RAG index with the document.
+        `report` (the hub's own report); it is recorded and sent to the RAG index with the document. A report
+        is not indexed: it is its person's file, not a source of answers, until they add it to the documents
+        (`reindex`, `POST /files/{id}/reindex`); its record says `skipped` with the reason `REPORT_NOT_INDEXED`.
         """
         if source_kind not in SOURCE_KINDS:
             raise BadSourceKind(f"source_kind must be one of {', '.join(SOURCE_KINDS)}, not {source_kind!r}")
@@ -191,9 +198,11 @@ class FileService:
         if detected.corrected:
             notices.append(f"content is {detected.content_type}; stored as {detected.name}")
         duplicates = [r.name for r in await self.records.by_sha256(sha256) if viewer.may_read(r.owner_id, r.visibility)]
+        report = source_kind == REPORT
         record = FileRecord(id=file_id, name=detected.name, stored_name=key, size=size,
                             content_type=detected.content_type, sha256=sha256, uploaded_at=datetime.now(UTC),
-                            index_status=INDEXING, index_error=None, chunks=0,
+                            index_status=SKIPPED if report else INDEXING,
+                            index_error=REPORT_NOT_INDEXED if report else None, chunks=0,
                             storage_ref=self.store.storage_ref(key), source_kind=source_kind,
                             owner_id=viewer.user_id, visibility=chosen)
         try:
@@ -203,7 +212,8 @@ class FileService:
             raise
         if record.name != detected.name:
             notices.append(f"a file named {detected.name} exists; stored as {record.name}")
-        self.start_indexing(record.id)
+        if not report:
+            self.start_indexing(record.id)
         return UploadResult(record, notices, duplicates)
 
     async def upload_bytes(self, name: str, data: bytes, source_kind: str = UPLOAD) -> UploadResult:

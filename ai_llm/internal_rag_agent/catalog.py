@@ -136,3 +136,26 @@ class DocumentCatalog:
                 self._entries = await asyncio.to_thread(build_catalog, rows)
                 self._signature = signature
             return [e for e in self._entries if reader.may_read(e.owner_id, e.visibility)]
+
+
+async def probe_chunks(db: Database, forms: list[str], groups: list[int], weights: list[float], viewer: Viewer,
+                       limit: int = 3) -> list[dict[str, Any]]:
+    """The chunks `viewer` may read that hold the most weight of a question's term groups (no model: the GIN
+    index of `fts` finds candidates holding any form; each scores the summed weight of the distinct groups it
+    holds). `forms[i]` belongs to group `groups[i]`, worth `weights[i]`. Rows: `storage_ref`, `file_name`,
+    `chunk_index`, `matched` (group numbers) and `score`, best first."""
+    if not forms:
+        return []
+    everything, viewer_id, teams = viewer.sql_args()
+    return await db.fetch(
+        "WITH f AS (SELECT * FROM unnest(%s::text[], %s::int[], %s::float8[]) AS f(form, grp, weight) "
+        "           WHERE plainto_tsquery('simple', form)::text <> ''), "
+        "q AS (SELECT to_tsquery('simple', string_agg('(' || plainto_tsquery('simple', form)::text || ')', ' | '))"
+        "      AS query FROM f) "
+        "SELECT c.storage_ref, c.file_name, c.chunk_index, m.matched, m.score "
+        "FROM document_chunks c, q, LATERAL ("
+        "  SELECT array_agg(DISTINCT g.grp ORDER BY g.grp) AS matched, coalesce(sum(g.weight), 0)::float AS score "
+        "  FROM (SELECT DISTINCT f.grp, f.weight FROM f WHERE c.fts @@ plainto_tsquery('simple', f.form)) g) m "
+        "WHERE c.fts @@ q.query AND chunk_visible(%s, %s, %s, c.owner_id, c.visibility) "
+        "ORDER BY m.score DESC, c.id LIMIT %s",
+        (forms, groups, weights, everything, viewer_id, teams, limit))

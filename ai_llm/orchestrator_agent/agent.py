@@ -4,7 +4,12 @@
   `no_result`, or the RAG step errs, times out or cannot be reached (the notice then says why), the web agent is asked instead (streaming the notice first); its answer is used when its best
   score reaches the relevance threshold, otherwise "관련 정보를 찾을 수 없습니다.". `needs_clarification`
   asks the person to restate.
-* WEB_SEARCH / FILE_OPERATION: the agent's answer as is.
+* WEB_SEARCH: the web agent's answer as is. When it finds nothing (`no_result`), or the web step errs, times
+  out or cannot be reached, the person's documents are asked instead (the notice first, and the answer says
+  it comes from the documents); when they have nothing either, the web's own reply (or outage) stands.
+* Before planning, the person's own index is probed (`probe.py`): the planner learns whether their
+  documents hold the request's terms, not only their names.
+* FILE_OPERATION: the agent's answer as is.
 * HYBRID: the only re-synthesis (LLM when configured, a structured merge offline); sources of every step
   kept and de-duplicated.
 * DIRECT: a direct LLM answer, or offline a short reply saying what the hub can do.
@@ -41,6 +46,7 @@ from ai_llm.orchestrator_agent.executor import (
     ANSWER_RELAY,
     FAILED_STATUSES,
     PREVIOUS_RESULT_CHARS,
+    STATUS_SKIPPED,
     PlanExecutor,
     StepResult,
     agent_label,
@@ -56,6 +62,7 @@ from ai_llm.orchestrator_agent.planner import (
     describe_plan,
     plan_json,
 )
+from ai_llm.orchestrator_agent.probe import DocumentProbe, ProbeMatch
 from ai_llm.orchestrator_agent.registry import AgentInfo, AgentRegistry
 from ai_llm.orchestrator_agent.synthesis import step_sources, structured_merge, synthesize
 
@@ -117,14 +124,17 @@ class Orchestrator:
         planning_model / synthesis_model: model names for the online path.
         relevance_threshold: the web answer's best score needed after a RAG no-result (0.5).
         default_language: `ko` or `en` when the request does not say and its text does not tell.
+        probe: the probe of the hub's document index asked before planning (None: plan from the catalog only).
     """
 
     def __init__(self, llm: LLM, agents: AgentRegistry | Mapping[str, RemoteAgent], *,
                  step_timeout_s: float = 90.0,
                  planning_model: str | None = None, synthesis_model: str | None = None,
                  relevance_threshold: float = 0.5, default_language: str = "ko",
-                 agent_timeouts: Mapping[str, float] | None = None, hub_token: str | None = None) -> None:
+                 agent_timeouts: Mapping[str, float] | None = None, hub_token: str | None = None,
+                 probe: DocumentProbe | None = None) -> None:
         self.llm = llm
+        self.probe = probe
         self.hub_token = hub_token
         self.agents = agents if isinstance(agents, AgentRegistry) else AgentRegistry(agents)
         self.planner = Planner(llm, OfflineClassifier(), model=planning_model)
@@ -202,12 +212,12 @@ class Orchestrator:
                                              steps=[PlanStep(agent=pending_agent, instruction=text)]),
                                   "continuation", [f"continuing the conversation with {pending_agent}"])
         else:
-            outcome = await self.planner.plan(text, infos, history, catalog, last)
+            match = await self._probe(text, viewer)
+            outcome = await self.planner.plan(text, infos, history, catalog, last, probe=match)
         plan = outcome.plan
+        # The standalone rewrite of a follow-up is what the agents search with; the person sees their own words.
         question = outcome.question or text
         planned = message("orchestrator.planned", language, plan=describe_plan(plan))
-        if question != text:
-            planned += f" — {message('orchestrator.standalone', language)}: {question}"
         await progress(planned, stage="planned", progress=0.1,
                        data={"intent": plan.intent, "plan": plan_json(plan), "planner": outcome.planner,
                              "question": question})
@@ -229,12 +239,16 @@ class Orchestrator:
                 "instruction": f"{first.instruction}\n\n이전 결과:\n[orchestrator] {last['text'][:PREVIOUS_RESULT_CHARS]}"})])
         relay = ANSWER_RELAY.set(self._answer_relay(plan, language, progress))
         try:
-            results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
-                                                   emit=progress, viewer=viewer)
+            if _report_on_documents(run_plan) and WEB in self.agents:
+                run_plan, results = await self._run_report(run_plan, question, base_data, request.context_id,
+                                                           progress, viewer)
+            else:
+                results = await self.executor.run_plan(run_plan, base_data=base_data, context_id=request.context_id,
+                                                       emit=progress, viewer=viewer)
         finally:
             ANSWER_RELAY.reset(relay)
-        answer, status, extra, synthesis = await self._compose(question, plan, results, base_data,
-                                                               request.context_id, language, progress)
+        answer, status, extra, synthesis = await self._compose(question, run_plan, results, base_data,
+                                                               request.context_id, language, progress, viewer)
         all_results = results + extra
         state = "completed"
         for result in all_results:
@@ -250,6 +264,49 @@ class Orchestrator:
         reply.data["synthesis"] = synthesis
         reply.state = state  # type: ignore[assignment]
         return reply
+
+    async def _run_report(self, plan: IntentPlan, question: str, base_data: dict[str, Any], context_id: str,
+                          progress: Progress, viewer: identity.Viewer) -> tuple[IntentPlan, list[StepResult]]:
+        """A report on documents: the retrieval steps, then, when the documents have nothing (no result, or the
+        step failed), the web as one more input, then the report step on whatever was found. Returns the plan
+        as run (the web step added, the report depending on it) and one result per step."""
+        *searches, report = plan.steps
+        results = await self.executor.run_plan(IntentPlan(intent=plan.intent, steps=searches), base_data=base_data,
+                                               context_id=context_id, emit=progress, viewer=viewer)
+        if all(r.failed or r.status == STATUS_NO_RESULT for r in results):
+            rag = next(r for r in results if r.agent == RAG)
+            notice = message("orchestrator.fallback", base_data["language"]) if rag.status == STATUS_NO_RESULT \
+                else message("orchestrator.fallback_failed", base_data["language"], reason=_reason(rag, base_data["language"]))
+            await progress(notice, stage="fallback", progress=0.5, agent="orchestrator", data={"reason": rag.status})
+            web = await self._fallback(WEB, searches[0].instruction, len(plan.steps), base_data, context_id, progress,
+                                       viewer)
+            results.append(web)
+            report = report.model_copy(update={"depends_on": [*report.depends_on, web.index]})
+        report_index = len(searches)
+        usable = [r for r in results if r.index in report.depends_on and not r.failed]
+        language = base_data["language"]
+        if usable:
+            await progress(message("orchestrator.step_start", language, label=agent_label(REPORT, language),
+                                   agent=REPORT), stage="step_start", progress=0.7, agent=REPORT,
+                           data={"step": report_index})
+            call = self.executor.build_call(report, usable, base_data, context_id, viewer)
+            written = await self.executor.run_step(report_index, report, call, progress)
+        else:  # every input failed: as the executor does, the report is skipped rather than written on nothing
+            missing = ", ".join(f"{r.agent} (step {r.index})" for r in results)
+            written = StepResult(report_index, REPORT, STATUS_SKIPPED, error=f"inputs unavailable: {missing}")
+        await progress(message("orchestrator.step_failed" if written.failed else "orchestrator.step_done", language,
+                               label=agent_label(REPORT, language), agent=REPORT, status=written.status,
+                               seconds=written.elapsed_ms / 1000),
+                       stage="step_done", progress=0.85, agent=REPORT, data={"step": report_index,
+                                                                             "status": written.status})
+        steps = [*searches, report] + ([PlanStep(agent=WEB, instruction=searches[0].instruction)]
+                                       if len(results) > len(searches) else [])
+        ordered = sorted([*results, written], key=lambda r: r.index)
+        return IntentPlan(intent=plan.intent, steps=steps), ordered
+
+    async def _probe(self, text: str, viewer: identity.Viewer) -> ProbeMatch | None:
+        """What the person's documents hold of the request (None without a probe)."""
+        return None if self.probe is None else await self.probe.probe(text, viewer)
 
     @staticmethod
     def _answer_relay(plan: IntentPlan, language: str, progress: Progress
@@ -270,7 +327,8 @@ class Orchestrator:
 
     async def _compose(self, question: str, plan: IntentPlan, results: list[StepResult],
                        base_data: dict[str, Any], context_id: str, language: str,
-                       progress: Progress) -> tuple[str, str, list[StepResult], str | None]:
+                       progress: Progress, viewer: identity.Viewer | None = None
+                       ) -> tuple[str, str, list[StepResult], str | None]:
         """The answer text and status for the plan's intent, extra steps run (the web fallback) and the
         synthesis method (`llm` / `merge` / `merge-fallback`; None when nothing was re-synthesized)."""
         dependents = {d for step in plan.steps for d in step.depends_on}
@@ -294,7 +352,7 @@ class Orchestrator:
                     message("orchestrator.fallback_failed", language, reason=_reason(rag, language))
                 await progress(notice, stage="fallback", progress=0.6, agent="orchestrator",
                                data={"reason": rag.status})
-                web = await self._fallback_web(question, len(plan.steps), base_data, context_id, progress)
+                web = await self._fallback(WEB, question, len(plan.steps), base_data, context_id, progress, viewer)
                 extra.append(web)
                 score = _best_score(web)
                 if web.status == STATUS_OK and score >= self.relevance_threshold:
@@ -310,6 +368,25 @@ class Orchestrator:
                 body, status = message("orchestrator.not_found", language), STATUS_NO_RESULT
             else:
                 body, status = message("orchestrator.nothing", language), STATUS_ERROR
+        elif plan.intent == "WEB_SEARCH" and len(sinks) == 1 and sinks[0].agent == WEB \
+                and (sinks[0].status == STATUS_NO_RESULT or sinks[0].failed) and RAG in self.agents:
+            # Nothing on the web, or the web step errored, timed out or is unavailable: the person's documents
+            # are asked, and the answer says so. Without an answer there, the web's own reply stands.
+            web = sinks[0]
+            notice = message("orchestrator.web_fallback", language) if web.status == STATUS_NO_RESULT else \
+                message("orchestrator.web_fallback_failed", language, reason=_reason(web, language))
+            await progress(notice, stage="fallback", progress=0.6, agent="orchestrator", data={"reason": web.status})
+            rag = await self._fallback(RAG, question, len(plan.steps), base_data, context_id, progress, viewer)
+            extra.append(rag)
+            if rag.status == STATUS_OK:
+                body = (f"{message('orchestrator.web_fallback_answer', language)}\n\n"
+                        f"{_documents_answer(rag.text, language)}")
+                status = STATUS_OK
+            elif web.failed:
+                body = web.text.strip() or message("orchestrator.nothing", language)
+                status = STATUS_ERROR
+            else:
+                body, status = web.text.strip() or message("orchestrator.not_found", language), STATUS_NO_RESULT
         elif plan.intent == "HYBRID" and len(usable_sinks) > 1:
             # Announced when it takes a while (a model writing); the offline merge is over at once.
             body, method = await announce_if_slow(
@@ -337,12 +414,14 @@ class Orchestrator:
             body = f"{body}\n\n" + "\n".join(lines)
         return body, status, extra, method
 
-    async def _fallback_web(self, question: str, index: int, base_data: dict[str, Any], context_id: str,
-                            progress: Progress) -> StepResult:
-        step = PlanStep(agent=WEB, instruction=question)
-        await progress(message("orchestrator.planned", base_data["language"], plan=f"fallback {index}:{WEB}"),
-                       stage="step_start", progress=0.65, agent=WEB, data={"step": index, "fallback": True})
-        call = self.executor.build_call(step, [], base_data, context_id)
+    async def _fallback(self, agent: str, question: str, index: int, base_data: dict[str, Any], context_id: str,
+                        progress: Progress, viewer: identity.Viewer | None) -> StepResult:
+        """One extra step for `agent` (the web after the documents, the documents after the web), for the
+        request's person."""
+        step = PlanStep(agent=agent, instruction=question)
+        await progress(message("orchestrator.planned", base_data["language"], plan=f"fallback {index}:{agent}"),
+                       stage="step_start", progress=0.65, agent=agent, data={"step": index, "fallback": True})
+        call = self.executor.build_call(step, [], base_data, context_id, viewer)
         result = await self.executor.run_step(index, step, call, progress)
         result.fallback = True
         return result
@@ -404,6 +483,16 @@ class Orchestrator:
                 {"text": answer, "sources": sources, "intent": outcome.plan.intent,
                  "question": question or request.text.strip()})
         return AgentReply(text=answer, data=data, agent="orchestrator", context_id=request.context_id)
+
+
+def _report_on_documents(plan: IntentPlan) -> bool:
+    """A plan of searches the documents' step among them and no web step, then a report on their results."""
+    if len(plan.steps) < 2:
+        return False
+    *searches, last = plan.steps
+    return last.agent == REPORT \
+        and any(s.agent == RAG for s in searches) and not any(s.agent == WEB for s in searches) \
+        and all(s.agent != REPORT for s in searches)
 
 
 def _documents_answer(text: str, language: str) -> str:

@@ -13,6 +13,7 @@ from ai_llm.common.a2a.server import AgentRequest, HubAgentExecutor, Progress, b
 from ai_llm.common.runtime import HubDeps
 from ai_llm.orchestrator_agent.agent import Orchestrator
 from ai_llm.orchestrator_agent.executor import parse_agent_timeouts
+from ai_llm.orchestrator_agent.probe import DocumentProbe
 from ai_llm.orchestrator_agent.registry import AgentRegistry, build_registry
 
 AGENT_NAME = "orchestrator"
@@ -34,12 +35,16 @@ def build_orchestrator(deps: HubDeps, *,
                        agents: AgentRegistry | Mapping[str, RemoteAgent] | None = None) -> Orchestrator:
     """The orchestrator over the hub's agents (or the given ones), configured from `deps.settings`."""
     settings = deps.settings
+    # The probe reads the index in the hub's Postgres (opened on first use); Supabase's index is not probed.
+    probe = DocumentProbe(deps.open_db) if settings.orchestrator_document_probe and not settings.supabase_url \
+        else None
     return Orchestrator(
         deps.llm, agents if agents is not None else build_registry(settings),
         step_timeout_s=settings.orchestrator_step_timeout_s,
         planning_model=settings.llm_model, synthesis_model=settings.synthesis_model,
         relevance_threshold=settings.relevance_threshold, default_language=settings.ui_language,
-        agent_timeouts=parse_agent_timeouts(settings.orchestrator_agent_timeouts), hub_token=settings.hub_token)
+        agent_timeouts=parse_agent_timeouts(settings.orchestrator_agent_timeouts), hub_token=settings.hub_token,
+        probe=probe)
 
 
 def create_app(deps: HubDeps, url: str, *,
@@ -52,8 +57,10 @@ def create_app(deps: HubDeps, url: str, *,
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        if orchestrator.probe is not None:
+            orchestrator.probe.start()
         yield
-        await deps.embeddings.close()
+        await deps.close()
 
     card = make_card(AGENT_NAME, DESCRIPTION, url, SKILLS, token_required=bool(deps.settings.hub_token))
     return build_agent_app(card, HubAgentExecutor(AGENT_NAME, handle), token=deps.settings.hub_token,

@@ -8,7 +8,8 @@
   intent (`offline_is_sure`) and the plan names only built-in agents, the offline plan is used.
 * `OfflineClassifier` + `offline_plan`: the offline mode. A learned model (`intent_model`: logistic regression
   over hashed character n-grams and analysed terms) combined with the document catalog (a message that names or
-  describes an indexed document is INTERNAL_SEARCH), follow-up handling (the previous turn's intent, a standalone
+  describes an indexed document is INTERNAL_SEARCH), the probe of the person's own index (`probe.py`: a
+  question whose telling terms one of their chunks holds is INTERNAL_SEARCH), follow-up handling (the previous turn's intent, a standalone
   question) and a few structural rules (a report request → FILE_OPERATION; DIRECT only when confident).
 """
 
@@ -36,6 +37,7 @@ from ai_llm.orchestrator_agent.catalog import (
 )
 from ai_llm.orchestrator_agent.intent_model import IntentModel, load_model
 from ai_llm.orchestrator_agent.plan import IntentPlan, PlanStep, validate_plan
+from ai_llm.orchestrator_agent.probe import ProbeMatch
 from ai_llm.orchestrator_agent.registry import AgentInfo
 
 log = logging.getLogger(__name__)
@@ -62,6 +64,16 @@ PLAN_MAX_TOKENS = 1024
 CATALOG_MIN = 3.0
 #: The model's WEB_SEARCH probability that outweighs a catalog match (the web asked for explicitly).
 WEB_OVER_CATALOG = 0.5
+#: The probe of the person's index (`probe.ProbeMatch`) from which a request is about their documents: the
+#: best chunk holds at least this much of the request's term weight (more than one rare term) and at least
+#: this share of it (a named thing the documents lack keeps the share low: "미국 CPI 발표 결과" over the shared
+#: PDFs holds 0.68). Chosen on `benchmarks/data/intent_owndocs_dev.jsonl` beside the 1,666 messages of the
+#: generic intent sets: coverage 0.6–0.7 planned 8–20 of their web questions INTERNAL, 0.8 none (the web
+#: questions' best share there is 0.79); the own-document questions planned WEB it turns hold 0.86–1.0.
+PROBE_MIN_SCORE = 9.0
+PROBE_MIN_COVERAGE = 0.8
+#: The model's WEB_SEARCH probability that outweighs the probe (the web asked for in so many words).
+WEB_OVER_PROBE = 0.9
 #: DIRECT needs this probability; below it the best other intent is planned. Chosen by 5-fold cross-validation
 #: over the development sets (848 messages, with the catalog of the four shared PDFs): 0.5 → accuracy 0.850 and
 #: 10 non-DIRECT messages planned DIRECT, 0.6 → 0.846 and 3, 0.7 → 0.831 and 1; a canned reply to a real
@@ -76,6 +88,15 @@ DIRECT_MIN = 0.6
 OFFLINE_MARGIN = 0.2
 #: A follow-up keeps the previous intent unless the model is at least this sure of another.
 FOLLOW_UP_MIN = 0.6
+#: A report request that points back at an answer ("이 답변을 보고서로", "save that answer as a report"): the
+#: report is of that answer, not of a topic to look up.
+_REPORT_OF_ANSWER = re.compile(
+    r"(이|그|위|위의|방금|앞|앞의|이전|아까|지금)\s*(답변|대답|결과|내용|답|대화)|"
+    r"\b(this|that|the above|your|previous|last|the)\s+(answer|reply|result|response|conversation)s?\b", re.IGNORECASE)
+#: A report request that asks for the web in so many words (the broad WEB keywords such as "해외" or "market"
+#: name topics a team's documents cover too: "해외출장 숙박비").
+_WEB_ASKED = re.compile(r"웹|인터넷|온라인|구글|최신|뉴스|실시간|속보|요즘|\b(web|internet|online|google|latest|news|"
+                        r"current|recent)\b", re.IGNORECASE)
 #: A previous question's word carried into a follow-up needs a term at least this rare in requests.
 FOLLOW_UP_TERM_WEIGHT = 3.0
 
@@ -84,6 +105,11 @@ _FOLLOW_UP = re.compile(
     r"^\s*(그럼|그러면|그건|그거|그 ?문서|그 ?파일|그 ?자료|거기|여기서|이건|저건|그리고|근데|또|and|also|what about|how about|"
     r"and what|then)\b|(는|은)\s*\??\s*$|\b(its|it|that one|the same|this one|those|them)\b|그 (문서|파일|자료|내용)|"
     r"거기(서|에)|이 문서|위 문서", re.IGNORECASE)
+
+
+#: The weak cue of a follow-up: a short message ending in the topic particle ("과장은?"), which a new question
+#: ("동호회 지원금은?") ends in too.
+_TRAILING_TOPIC = re.compile(r"(는|은)\s*\??\s*$")
 
 
 def is_follow_up(text: str) -> bool:
@@ -115,13 +141,15 @@ class IntentDecision:
     current_number: bool = False
     report: bool = False
     catalog: CatalogMatch | None = None
+    probe: ProbeMatch | None = None
     structural: bool = False  # decided by a structural rule (report request, named document, follow-up)
 
     def to_dict(self) -> dict[str, Any]:
         return {"intent": self.intent, "rule": self.rule, "structural": self.structural, "keyword_hits": self.hits,
                 "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
                 "current_number": self.current_number, "report": self.report,
-                "catalog": self.catalog.to_dict() if self.catalog else None}
+                "catalog": self.catalog.to_dict() if self.catalog else None,
+                "probe": self.probe.to_dict() if self.probe else None}
 
 
 class OfflineClassifier:
@@ -132,9 +160,13 @@ class OfflineClassifier:
         1. a report request (write/save a report) is FILE_OPERATION unless the model says HYBRID;
         2. a message that names or describes an indexed document (catalog match ≥ `CATALOG_MIN`) is
            INTERNAL_SEARCH where the model said DIRECT, or WEB_SEARCH without confidence;
-        3. a follow-up ("그럼 …는?", "what about its …") the model does not confidently place keeps the
+        3. a message whose telling terms one chunk of the person's documents holds (the probe: at least
+           `PROBE_MIN_SCORE` of term weight and `PROBE_MIN_COVERAGE` of the message's) is INTERNAL_SEARCH where
+           the model said WEB_SEARCH below `WEB_OVER_PROBE` (the documents answer first; the web remains their
+           fallback). DIRECT stays: arithmetic or a question to the hub shares words with documents too;
+        4. a follow-up ("그럼 …는?", "what about its …") the model does not confidently place keeps the
            previous turn's intent;
-        4. DIRECT only with confidence (≥ `DIRECT_MIN`) or a greeting / rework-the-answer phrase: otherwise the best other intent, so an information
+        5. DIRECT only with confidence (≥ `DIRECT_MIN`) or a greeting / rework-the-answer phrase: otherwise the best other intent, so an information
            question is searched (documents first, with the web fallback) rather than answered with the
            capability text.
 
@@ -152,11 +184,11 @@ class OfflineClassifier:
         return self._model
 
     async def classify(self, text: str, catalog: Sequence[DocumentTerms] = (),
-                       previous_intent: str | None = None) -> IntentDecision:
-        return await asyncio.to_thread(self.classify_sync, text, catalog, previous_intent)
+                       previous_intent: str | None = None, probe: ProbeMatch | None = None) -> IntentDecision:
+        return await asyncio.to_thread(self.classify_sync, text, catalog, previous_intent, probe)
 
     def classify_sync(self, text: str, catalog: Sequence[DocumentTerms] = (),
-                      previous_intent: str | None = None) -> IntentDecision:
+                      previous_intent: str | None = None, probe: ProbeMatch | None = None) -> IntentDecision:
         """The decision for one message (synchronous: the analysis is CPU work)."""
         model = self.model
         probs = model.probabilities(text)
@@ -170,13 +202,15 @@ class OfflineClassifier:
         best = max(probs, key=lambda k: probs[k])
 
         def decide(intent: str, rule: str, structural: bool = False) -> IntentDecision:
-            return IntentDecision(intent, rule, hits, probs, current_number, report, match, structural)
+            return IntentDecision(intent, rule, hits, probs, current_number, report, match, probe, structural)
 
         if report and best != "HYBRID":
             return decide("FILE_OPERATION", "report request", True)
         if match.score >= CATALOG_MIN and (best == "DIRECT" or (best == "WEB_SEARCH"
                                                                 and probs[best] < WEB_OVER_CATALOG)):
             return decide("INTERNAL_SEARCH", f"names or describes an indexed document ({match.file_name})", True)
+        if probe is not None and best == "WEB_SEARCH" and probs[best] < WEB_OVER_PROBE and probe_holds(probe):
+            return decide("INTERNAL_SEARCH", f"the person's documents hold its terms ({probe.file_name})", True)
         if previous_intent and previous_intent != "DIRECT" and is_follow_up(text) \
                 and (best == "DIRECT" or probs[best] < FOLLOW_UP_MIN):
             return decide(previous_intent, "follow-up: the previous turn's intent", True)
@@ -184,6 +218,16 @@ class OfflineClassifier:
             rest = {k: v for k, v in probs.items() if k != "DIRECT"}
             return decide(max(rest, key=lambda k: rest[k]), "not confidently DIRECT: searched instead")
         return decide(best, "model")
+
+
+def probe_holds(probe: ProbeMatch | None) -> bool:
+    """Whether the probe says the person's documents hold what the message asks about."""
+    return probe is not None and probe.score >= PROBE_MIN_SCORE and probe.coverage >= PROBE_MIN_COVERAGE
+
+
+def report_of_answer(text: str) -> bool:
+    """Whether a report request is of an answer already given (no retrieval planned before it)."""
+    return bool(_REPORT_OF_ANSWER.search(text))
 
 
 def offline_is_sure(decision: IntentDecision, llm_intent: str) -> bool:
@@ -211,13 +255,15 @@ def offline_plan(decision: IntentDecision, text: str, agents: dict[str, AgentInf
         if decision.report:
             steps.append(PlanStep(agent=REPORT, instruction=text, depends_on=[0, 1]))
         return IntentPlan(intent="HYBRID", steps=steps)
-    # FILE_OPERATION: a report (possibly fed by searches named in the request) or a file-store operation.
+    # FILE_OPERATION: a report or a file-store operation. A report on a topic is fed by retrieval planned before
+    # it: the person's documents, and the web when the request asks for it (when the documents have nothing,
+    # the orchestrator asks the web at run time); a report of the previous answer starts from that answer.
     if decision.report:
         steps = []
-        if decision.hits.get("INTERNAL_SEARCH") and not decision.hits.get("DIRECT"):
+        if not report_of_answer(text):
             steps.append(PlanStep(agent=RAG, instruction=text))
-        if decision.hits.get("WEB_SEARCH") and not decision.hits.get("DIRECT"):
-            steps.append(PlanStep(agent=WEB, instruction=text, skill=web_skill))
+            if _WEB_ASKED.search(text) or decision.current_number:
+                steps.append(PlanStep(agent=WEB, instruction=text, skill=web_skill))
         steps.append(PlanStep(agent=REPORT, instruction=text, depends_on=list(range(len(steps)))))
         return IntentPlan(intent="FILE_OPERATION", steps=steps)
     return IntentPlan(intent="FILE_OPERATION", steps=[PlanStep(agent=FILES, instruction=text)])
@@ -247,7 +293,8 @@ Rules:
   earlier step indices (0-based) whose results the step needs; a step never depends on itself or a later step.
 - Requests for current numbers (exchange rates, interest rates, stock indexes, prices, statistics) go to the
   web agent with skill "verify_fact" when it lists that skill.
-- A report built from searches: search steps first, the report step depends on them.
+- A report on a topic is built from searches: an internal_rag step first (and a web step when the request
+  asks for the web), the report step depends on them. Only a report of the previous answer has no search.
 - Keep each instruction in the user's language and self-contained (resolve "it"/"that" from the history).
 - DIRECT has an empty step list."""
 
@@ -294,7 +341,7 @@ class Planner:
 
     async def plan(self, text: str, agents: dict[str, AgentInfo],
                    history: Sequence[dict[str, str]] = (), catalog: Sequence[dict[str, Any]] = (),
-                   previous: dict[str, Any] | None = None) -> PlanOutcome:
+                   previous: dict[str, Any] | None = None, probe: ProbeMatch | None = None) -> PlanOutcome:
         """Plan one request.
 
         Args:
@@ -303,25 +350,27 @@ class Planner:
             history: the conversation's last turns.
             catalog: the RAG agent's document catalog (file names, titles, key terms).
             previous: the previous turn of this conversation (`intent`, `question`), for follow-ups.
+            probe: what the person's own index holds of the request (`probe.DocumentProbe`), when asked.
         """
         try:
-            outcome = await self._plan_llm(text, agents, history, catalog, previous)
+            outcome = await self._plan_llm(text, agents, history, catalog, previous, probe)
         except OfflineUnsupported:  # offline mode: the classifier plans (not a failure)
-            return await self._plan_offline(text, agents, catalog, previous)
+            return await self._plan_offline(text, agents, catalog, previous, probe)
         except LLMError as exc:
             log.warning("LLM planning failed, using the offline planner: %s", exc)
-            outcome = await self._plan_offline(text, agents, catalog, previous)
+            outcome = await self._plan_offline(text, agents, catalog, previous, probe)
             outcome.notes.insert(0, f"LLM planner failed ({str(exc)[:120]}); offline plan used")
             return outcome
         if outcome.planner != "llm":
             return outcome
-        return await self._overrule(outcome, text, agents, catalog, previous)
+        return await self._overrule(outcome, text, agents, catalog, previous, probe)
 
     async def _overrule(self, outcome: PlanOutcome, text: str, agents: dict[str, AgentInfo],
-                        catalog: Sequence[dict[str, Any]], previous: dict[str, Any] | None) -> PlanOutcome:
+                        catalog: Sequence[dict[str, Any]], previous: dict[str, Any] | None,
+                        probe: ProbeMatch | None = None) -> PlanOutcome:
         """The LLM's plan, unless the offline classifier is sure of another intent (`offline_is_sure`) and
         the plan uses only the built-in agents (a step for an agent only the LLM can plan is kept)."""
-        offline = await self._plan_offline(text, agents, catalog, previous)
+        offline = await self._plan_offline(text, agents, catalog, previous, probe)
         decision = offline.decision
         outcome.decision = decision
         if decision is None or outcome.plan.intent == decision.intent or not offline_is_sure(decision, outcome.plan.intent) \
@@ -338,6 +387,22 @@ class Planner:
             self._catalog_key, self._catalog_terms = key, document_terms(catalog)
         return self._catalog_terms
 
+    def refers_back(self, text: str, previous_question: str) -> bool:
+        """Whether a message leans on the previous question: a follow-up cue (`is_follow_up`), and when the cue
+        is only the trailing topic particle ("과장은?" after "부장이 … 숙박비 한도가 얼마야?"), at most one telling
+        term of its own that the previous question lacks ("동호회 지원금은?" is a new question)."""
+        stripped = text.strip()
+        if not is_follow_up(stripped):
+            return False
+        if _FOLLOW_UP.search(_TRAILING_TOPIC.sub("", stripped)):
+            return True  # a connective or a pronoun: it refers back whatever else it names
+        model = self.offline.model
+        before = set(analyze_query(previous_question, translate=False, expand_similar=False).all_terms())
+        own = [g.base for g in analyze_query(stripped, translate=False, expand_similar=False).groups
+               if g.salient and len(g.base) > 1 and model.term_weight(g.base) >= FOLLOW_UP_TERM_WEIGHT
+               and not ({g.base, *g.alternatives} & before)]
+        return len(own) <= 1
+
     def standalone(self, text: str, previous: dict[str, Any]) -> str:
         """Offline rewrite of a follow-up: the previous question's telling words, then the new message."""
         model = self.offline.model
@@ -351,11 +416,13 @@ class Planner:
         return " ".join([*words[:6], text]) if words else text
 
     async def _plan_offline(self, text: str, agents: dict[str, AgentInfo], catalog: Sequence[dict[str, Any]] = (),
-                            previous: dict[str, Any] | None = None) -> PlanOutcome:
-        previous_intent = str(previous.get("intent") or "") if previous else ""
-        decision = await self.offline.classify(text, self._documents(catalog), previous_intent or None)
+                            previous: dict[str, Any] | None = None, probe: ProbeMatch | None = None) -> PlanOutcome:
+        # A new question that does not refer back is planned, and searched, on its own words.
+        refers = bool(previous) and self.refers_back(text, str((previous or {}).get("question") or ""))
+        previous_intent = str(previous.get("intent") or "") if previous and refers else ""
+        decision = await self.offline.classify(text, self._documents(catalog), previous_intent or None, probe)
         question = text
-        if previous and decision.intent != "DIRECT" and is_follow_up(text):
+        if previous and decision.intent != "DIRECT" and refers:
             question = self.standalone(text, previous)
         plan = offline_plan(decision, question, agents)
         check = validate_plan(plan, agents, fallback_instruction=question)
@@ -365,7 +432,8 @@ class Planner:
         return PlanOutcome(check.plan, "offline", check.notes, decision, question=question)
 
     async def _plan_llm(self, text: str, agents: dict[str, AgentInfo], history: Sequence[dict[str, str]],
-                        catalog: Sequence[dict[str, Any]] = (), previous: dict[str, Any] | None = None) -> PlanOutcome:
+                        catalog: Sequence[dict[str, Any]] = (), previous: dict[str, Any] | None = None,
+                        probe: ProbeMatch | None = None) -> PlanOutcome:
         messages = [{"role": "system", "content": planner_system_prompt(agents, catalog)}]
         if history:
             messages.append({"role": "user", "content": "Conversation so far:\n" + _history_block(history)})
@@ -374,6 +442,10 @@ class Planner:
                              f"{str(previous.get('question') or '')[:300]}. A follow-up that depends on it keeps "
                              "that intent unless it clearly asks for something else; rewrite it as a standalone "
                              "question in each step's instruction."})
+        if probe_holds(probe):
+            assert probe is not None
+            messages.append({"role": "user", "content": f"The user's own document {probe.file_name} holds the "
+                             f"request's terms ({', '.join(probe.terms[:8])}): search the documents for it."})
         messages.append({"role": "user", "content": f"Request: {text}"})
         first = await self.llm.parse(messages, IntentPlan, model=self.model, purpose="plan",
                                      max_tokens=PLAN_MAX_TOKENS)
@@ -401,7 +473,7 @@ class Planner:
                 return PlanOutcome(check2.plan, "llm", [*notes, "repaired second plan used"], attempts=2)
         if check.executable:
             return PlanOutcome(check.plan, "llm", [*notes, "repaired first plan used"], attempts=2)
-        outcome = await self._plan_offline(text, agents, catalog, previous)
+        outcome = await self._plan_offline(text, agents, catalog, previous, probe)
         outcome.notes = [*notes, "no usable LLM plan; offline plan used", *outcome.notes]
         outcome.attempts = 2
         return outcome

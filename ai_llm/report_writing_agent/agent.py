@@ -1,8 +1,9 @@
 """The report-writing agent's A2A logic (skill `write_report`).
 
 Input: the instruction plus `data.previous_results` (the orchestrator's `depends_on` results with their
-sources). Output: the report as Markdown and DOCX saved through the file agent's store; the reply gives
-the summary, the download links, `files` and `sources`.
+sources). Output: the report as Markdown and DOCX saved through the file agent's store as the asker's own files
+(not indexed as sources until they add them to the documents); the reply gives the summary, the download links,
+`files` and `sources`. A report with nothing to report is not saved.
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class ReportAgent:
         signed = identity.forward(self.hub_token, viewer, "file_management")
         headers = {identity.HEADER: signed[identity.METADATA_KEY]} if signed else None
         try:
-            for name, content in ((f"{stem}.md", markdown.encode("utf-8")), (f"{stem}.docx", to_docx(report))):
+            # A report with nothing to report is not saved (the reply says why).
+            for name, content in () if report.empty else ((f"{stem}.md", markdown.encode("utf-8")),
+                                                          (f"{stem}.docx", to_docx(report))):
                 record = await self.files.save(name, content, headers=headers)
                 files.append({"id": record["id"], "name": record["name"], "download_url": record["download_url"]})
         except ReportSaveError as exc:

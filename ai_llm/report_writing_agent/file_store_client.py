@@ -1,5 +1,6 @@
 """Saves report files through the file-management agent's HTTP store (`POST /files?name=&source_kind=report`),
-so they are listed, indexed and downloadable like any uploaded file, and tagged as the hub's own reports."""
+so they are listed and downloadable like any uploaded file and tagged as the hub's own reports; the file agent
+does not index a report (it is its person's file, not a source of answers) until they add it to the documents."""
 
 from __future__ import annotations
 

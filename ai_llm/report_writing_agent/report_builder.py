@@ -193,11 +193,19 @@ def topic_of(instruction: str) -> str:
     """The report's subject named in the instruction: the instruction without request words ("" when it
     only asks to save or write something, e.g. "이 답변을 보고서로 저장해줘")."""
     first = re.split(r"\n\s*이전 결과\s*:", instruction, maxsplit=1)[0]
-    cleaned = _REPORT_WORDS.sub(" ", first)
+
+    def drop(match: re.Match[str]) -> str:  # a request word, unless it is part of a hyphenated one ("on-call")
+        hyphenated = first[match.start() - 1:match.start()] == "-" or first[match.end():match.end() + 1] == "-"
+        return match.group(0) if hyphenated else " "
+
+    cleaned = _REPORT_WORDS.sub(drop, first)
     words = [w for w in re.split(r"\s+", cleaned) if w and w not in _DEICTIC]
     words = [re.sub(r"(에\s*대한|에\s*대해|에\s*관한|을|를|로|으로|에)$", "", w) for w in words]
     words = [w for w in words if w and w not in _DEICTIC]
     topic = " ".join(words).strip(" .,:;!?")
+    if re.search(r"[\uac00-\ud7a3]", topic):
+        # Korean: a word with no noun in it is what is left of a verb ("정리해서" → "해서", "정리한" → "한").
+        topic = " ".join(w for w in topic.split() if not re.search(r"[\uac00-\ud7a3]", w) or _korean_topic(w))
     return topic if content_words(topic) else ""
 
 

@@ -1,6 +1,7 @@
 """The permission probe, over the whole offline hub with accounts on (real orchestrator, RAG and file agents,
 embedded Postgres): two people who share no team. The first person's private `.txt` holds a unique fact; it
-reaches the first person's answer and never the second's — not by chat, follow-up, file list, record,
+reaches the first person's answer, also asked as a person would ("What is …", naming no document), and never the
+second's — not by chat, follow-up, file list, record,
 download, passages, conversation id or a report saved from the answer — nor a direct A2A caller holding only
 the service token; without a login every
 route answers 401. Sharing it with everyone then lets the second person find it."""
@@ -21,6 +22,9 @@ from tests.backend.conftest import TEAM_HUB_TOKEN
 
 FACT_CODE = f"ZEBRA-{uuid.uuid4().hex[:6].upper()}"
 QUESTION = "In our internal documents, what is the launch code name of Project Nimbus?"
+#: The same question as a person asks it, naming neither the documents nor the file: the probe of the person's own
+#: index routes it to the documents.
+PLAIN_QUESTION = "What is the launch code name of Project Nimbus?"
 
 
 async def answer_of(http: httpx.AsyncClient, question: str, conversation: str | None = None) -> dict:
@@ -56,6 +60,11 @@ async def test_a_private_document_reaches_its_owner_only(team_hub: OfflineHub, d
         mine = await answer_of(alice, QUESTION)
         assert FACT_CODE in mine["text"], mine
         conversation = mine["conversation_id"]
+        plain = await answer_of(alice, PLAIN_QUESTION)
+        assert FACT_CODE in plain["text"] and plain.get("intent") == "INTERNAL_SEARCH", plain
+        # For the other person the probe finds nothing (the chunk is not theirs to read), and neither the web
+        # nor the documents they may read hold the code.
+        assert FACT_CODE not in str(await answer_of(bob, PLAIN_QUESTION))
 
         theirs = await answer_of(bob, QUESTION)
         assert FACT_CODE not in str(theirs)

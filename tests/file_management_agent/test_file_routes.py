@@ -260,18 +260,23 @@ async def test_a_restart_resumes_interrupted_indexing_and_clears_spools(deps: Hu
         assert record["index_status"] in ("indexed", "skipped") and record["chunks"] > 0
 
 
-async def test_reports_are_tagged_in_the_records_and_the_index(deps: HubDeps, test_rag: Child) -> None:
+async def test_reports_are_tagged_and_indexed_only_when_added(deps: HubDeps, test_rag: Child) -> None:
     await clear_records(deps.db)
     async with file_agent(deps, rag_agent_url=test_rag.url) as agent:
         upload = (await agent.upload("vial notes.md", b"# Vials\nopened multi-dose vials tagged upload")).json()
         report = (await agent.http.post("/files", params={"name": "vial report.md", "source_kind": "report"},
                                         content=b"# Report\nopened multi-dose vials tagged report")).json()
         assert upload["source_kind"] == "upload" and report["source_kind"] == "report"
-        await agent.wait_indexed(report["id"])
         await agent.wait_indexed(upload["id"])
         listed = {r["id"]: r["source_kind"] for r in (await agent.http.get("/files")).json()}
         assert listed == {upload["id"]: "upload", report["id"]: "report"}
-        # The tag travelled with the `index_document` call (`documents[].source_kind`).
+        # A report is its person's file, not a source of answers: not indexed until they add it.
+        assert (await agent.http.get(f"/files/{report['id']}")).json()["index_status"] == "skipped"
+        found = {s["file_id"] for s in (await _search(test_rag, "multi-dose vials"))["sources"]}
+        assert upload["id"] in found and report["id"] not in found
+        assert (await agent.http.post(f"/files/{report['id']}/reindex")).status_code < 300
+        await agent.wait_indexed(report["id"])
+        # Added, the tag travelled with the `index_document` call (`documents[].source_kind`).
         found = {s["file_id"]: s["source_kind"] for s in (await _search(test_rag, "multi-dose vials"))["sources"]}
         assert found[upload["id"]] == "upload" and found[report["id"]] == "report"
         refused = await agent.http.post("/files", params={"name": "x.md", "source_kind": "secret"}, content=b"x")

@@ -34,6 +34,7 @@ SPECS: dict[str, dict[str, Any]] = {
                 "sources": [dict(WEB_SOURCE, url="https://example.org/unrelated", score=0.3)]},
     "web_outage": {"status": "error", "text": "웹 검색을 사용할 수 없습니다 (연결 안 됨)", "outage": True,
                    "outage_kind": "unreachable", "error": "search unavailable: serper: ConnectError: connection refused"},
+    "web_none": {"status": "no_result", "text": "관련 있는 웹 결과를 찾지 못했습니다.", "max_score": 0.1},
     "rag_history": {"status": "ok", "show_history": True, "sources": [FILE_SOURCE]},
     "echo_a": {"status": "ok"},
     "echo_b": {"status": "ok"},

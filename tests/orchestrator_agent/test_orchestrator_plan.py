@@ -233,7 +233,8 @@ class FixedOffline(OfflineClassifier):
         super().__init__()
         self.verdict = (intent, probability, web, structural)
 
-    def classify_sync(self, text: str, catalog: object = (), previous_intent: str | None = None) -> IntentDecision:
+    def classify_sync(self, text: str, catalog: object = (), previous_intent: str | None = None,
+                      probe: object = None) -> IntentDecision:
         intent, probability, web, structural = self.verdict
         rest = (1.0 - probability - web) / 3
         probabilities = {label: probability if label == intent else web if label == "WEB_SEARCH" else rest

@@ -22,6 +22,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         docs: Annotated[Path | None, typer.Option(help="PDFs whose catalog the planner sees (indexed into a "
                                                        "temporary DB; default: ../shared/eval-data/pdfs)")] = None,
         no_catalog: Annotated[bool, typer.Option("--no-catalog", help="plan without a document catalog")] = False,
+        no_probe: Annotated[bool, typer.Option("--no-probe", help="plan without probing the indexed documents' "
+                                                              "chunks (the catalog only)")] = False,
         llm_url: Annotated[str | None, typer.Option(
             help="also plan every request with this OpenAI-compatible model (e.g. http://127.0.0.1:10020/v1); "
                  "its report goes under `llm`, beside this run's offline one")] = None,
@@ -35,7 +37,7 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         from ai_llm.evals.orchestrator.evaluation import (
             DEFAULT_DOCS,
             IntentDataError,
-            docs_catalog,
+            docs_index,
             load_intent_set,
             run_eval,
         )
@@ -50,14 +52,25 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         rows = spread(rows, limit)
         settings = get_settings()
         docs_dir = docs or DEFAULT_DOCS
-        catalog: list[dict[str, Any]] = []
-        if not no_catalog and docs_dir.is_dir():
-            catalog = asyncio.run(docs_catalog(settings, docs_dir))
-        report = asyncio.run(run_eval(settings, rows, catalog))
-        if llm_url:
-            from ai_llm.evals.harness import with_model_server
 
-            report["llm"] = asyncio.run(run_eval(with_model_server(settings, llm_url, llm_model), rows, catalog))
+        async def run() -> dict[str, Any]:
+            model_settings = None
+            if llm_url:
+                from ai_llm.evals.harness import with_model_server
+
+                model_settings = with_model_server(settings, llm_url, llm_model)
+            if no_catalog or not docs_dir.is_dir():
+                out = await run_eval(settings, rows)
+                if model_settings is not None:
+                    out["llm"] = await run_eval(model_settings, rows)
+                return out
+            async with docs_index(settings, docs_dir) as (catalog, probe):
+                out = await run_eval(settings, rows, catalog, None if no_probe else probe)
+                if model_settings is not None:
+                    out["llm"] = await run_eval(model_settings, rows, catalog, None if no_probe else probe)
+            return out
+
+        report = asyncio.run(run())
         report["input"] = str(input)
         lines = [f"intent accuracy ({report['mode']}): {report['accuracy']:.3f} on {report['n']} requests",
                  "gold \\ predicted: " + " ".join(f"{label[:8]:>8}" for label in report["labels"])]

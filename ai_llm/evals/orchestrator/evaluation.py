@@ -3,23 +3,27 @@
 Lines are `{"message": "...", "intent": "INTERNAL_SEARCH|WEB_SEARCH|FILE_OPERATION|HYBRID|DIRECT"}`. The
 planner is the one the orchestrator runs (`make_planner`: the LLM when configured, else the offline
 classifier, which needs no service); by default it sees the catalog of the shared PDFs, indexed for the run
-into a temporary database by the RAG evaluation's environment.
+into a temporary database by the RAG evaluation's environment, and the probe of that index
+(`orchestrator_agent.probe`) the orchestrator asks before planning.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from ai_llm.common.degraded import collect_degraded
+from ai_llm.common.identity import Viewer
 from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.common.store.jsonl import iter_jsonl
 from ai_llm.common.text import is_korean
 from ai_llm.orchestrator_agent.plan import INTENTS
 from ai_llm.orchestrator_agent.planner import Planner, make_planner
+from ai_llm.orchestrator_agent.probe import DocumentProbe
 from ai_llm.orchestrator_agent.registry import AgentInfo, build_registry
 
 
@@ -48,38 +52,54 @@ def load_intent_set(path: Path) -> list[dict[str, str]]:
 DEFAULT_DOCS = PROJECT_ROOT.parent / "shared" / "eval-data" / "pdfs"
 
 
-async def docs_catalog(settings: Settings, docs_dir: Path) -> list[dict[str, Any]]:
-    """The catalog the RAG agent would serve after indexing every PDF of `docs_dir` (into a temporary DB)."""
+@asynccontextmanager
+async def docs_index(settings: Settings, docs_dir: Path) -> AsyncIterator[tuple[list[dict[str, Any]], DocumentProbe]]:
+    """The catalog of `docs_dir`'s documents (indexed into a temporary DB) and a probe of that index, both
+    usable until the context ends."""
     from ai_llm.evals.rag.evaluation import index_directory, rag_environment
     from ai_llm.internal_rag_agent.catalog import DocumentCatalog
 
     async with rag_environment(settings) as env:
         await index_directory(env.agent, docs_dir)
-        return [entry.to_dict() for entry in await DocumentCatalog(env.db).entries()]
+        db = env.db
+
+        async def open_db() -> Any:
+            return db
+
+        yield [entry.to_dict() for entry in await DocumentCatalog(db).entries()], DocumentProbe(open_db)
 
 
 async def run_eval(settings: Settings, rows: Sequence[dict[str, str]],
-                   catalog: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+                   catalog: Sequence[dict[str, Any]] = (), probe: DocumentProbe | None = None) -> dict[str, Any]:
     """The report of `evaluate` for the planner and the live agent cards the orchestrator would use."""
     infos = await build_registry(settings).infos()
     return await evaluate(rows, make_planner(settings), infos, catalog,
-                          mode="llm" if settings.llm_online else "offline")
+                          mode="llm" if settings.llm_online else "offline", probe=probe)
 
 
 async def evaluate(rows: Sequence[dict[str, str]], planner: Planner, agents: dict[str, AgentInfo],
-                   catalog: Sequence[dict[str, Any]] = (), *, mode: str) -> dict[str, Any]:
+                   catalog: Sequence[dict[str, Any]] = (), *, mode: str,
+                   probe: DocumentProbe | None = None) -> dict[str, Any]:
     """Accuracy, per-intent precision/recall, confusion matrix (gold -> predicted -> count), latency.
 
     Args:
         mode: how the planner plans (`llm` or `offline`), reported as is.
+        probe: the probe of the indexed documents, asked before each plan as the orchestrator asks it (every
+            document is readable: they are indexed as everyone's); its time is reported apart.
     """
     predictions: list[str] = []
     latencies: list[float] = []
+    probe_ms: list[float] = []
     degraded: list[set[str]] = []
     for row in rows:
-        started = time.perf_counter()
         with collect_degraded() as skipped:
-            outcome = await planner.plan(row["message"], agents, (), catalog)
+            match = None
+            if probe is not None:
+                started = time.perf_counter()
+                match = await probe.probe(row["message"], Viewer.all_documents())
+                probe_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            outcome = await planner.plan(row["message"], agents, (), catalog, probe=match)
         latencies.append((time.perf_counter() - started) * 1000)
         predictions.append(outcome.plan.intent)
         degraded.append(skipped)
@@ -113,6 +133,10 @@ async def evaluate(rows: Sequence[dict[str, str]], planner: Planner, agents: dic
                                     if g != "DIRECT" and p == "DIRECT"),
         "catalog_used": bool(catalog),
         "catalog_documents": [str(d.get("file_name")) for d in catalog],
+        "probe_used": probe is not None,
+        "probe_mean_ms": round(sum(probe_ms) / len(probe_ms), 1) if probe_ms else None,
+        "probe_p95_ms": round(sorted(probe_ms)[min(len(probe_ms) - 1, int(0.95 * len(probe_ms)))], 1)
+        if probe_ms else None,
         "by_language": by_language,
         "confusion_matrix": matrix,
         "labels": list(INTENTS),
