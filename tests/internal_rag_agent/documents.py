@@ -10,6 +10,9 @@ import docx
 import openpyxl
 import pptx
 
+from ai_llm.internal_rag_agent.document_parser import ParsedDocument, split_document
+from ai_llm.internal_rag_agent.formats.structure import location_label
+
 
 def saved(document: object) -> bytes:
     buffer = io.BytesIO()
@@ -94,3 +97,12 @@ def make_regulation(path: Path) -> Path:
         document.add_paragraph("제3조(정산) 여비는 귀임 후 14일 이내에 정산한다.")
         document.save_to_path(path)
     return path
+
+
+def chunk_labels(doc: ParsedDocument) -> dict[str, str]:
+    """A parsed document's chunk text by location label (as the index would cite it)."""
+    out: dict[str, str] = {}
+    for chunk in split_document(doc, 800, 100):
+        label = location_label(chunk.location)
+        out[label] = (out.get(label, "") + "\n" + chunk.content).strip()
+    return out

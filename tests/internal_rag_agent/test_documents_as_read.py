@@ -25,21 +25,11 @@ from ai_llm.internal_rag_agent.answer import group_sources, hit_label, page_labe
 from ai_llm.internal_rag_agent.answer_extraction import Quote
 from ai_llm.internal_rag_agent.document_parser import ParsedDocument, parse_document, split_document
 from ai_llm.internal_rag_agent.formats.sheet_values import displayed
-from ai_llm.internal_rag_agent.formats.structure import location_label
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
 from ai_llm.internal_rag_agent.vector_store import ChunkHit
 from tests.internal_rag_agent.conftest import unique_ref
-from tests.internal_rag_agent.documents import saved
-
-
-def _labels(doc: ParsedDocument) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for chunk in split_document(doc, 800, 100):
-        label = location_label(chunk.location)
-        out[label] = (out.get(label, "") + "\n" + chunk.content).strip()
-    return out
-
+from tests.internal_rag_agent.documents import chunk_labels, saved
 
 # -- values as the sheet shows them ---------------------------------------------------------------------------
 
@@ -116,7 +106,7 @@ def _sheet_quote(doc: ParsedDocument, text: str, file_name: str = "budget.xlsx")
 
 def test_a_budget_row_reads_like_the_sheet_with_its_headers_and_shown_values() -> None:
     doc = parse_document(_budget_workbook(), "budget.xlsx")
-    labels = _labels(doc)
+    labels = chunk_labels(doc)
     assert list(labels) == ["부서별 예산!1–2", "부서별 예산!5–6", "작성기준!2"]
     # The title and the unit note are a part of their own, not the header of the rows.
     assert labels["부서별 예산!1–2"] == "2026년 부서별 예산 (2025.11.30 기준)\n(단위: 원)"
@@ -141,7 +131,7 @@ def test_a_budget_row_reads_like_the_sheet_with_its_headers_and_shown_values() -
 def test_a_csv_title_above_its_header_is_not_the_header() -> None:
     text = "2026년 예산 현황,,\n(단위: 원),,\n부서,예산,집행률\n연구개발팀,\"3,120,000,000\",38.7%\n총무팀,\"40,000\",12%\n"
     doc = parse_document(text.encode(), "예산.csv")
-    labels = _labels(doc)
+    labels = chunk_labels(doc)
     assert labels == {"예산!1–2": "2026년 예산 현황\n(단위: 원)",
                       "예산!4–5": "부서: 연구개발팀; 예산: 3,120,000,000; 집행률: 38.7%\n부서: 총무팀; 예산: 40,000; 집행률: 12%"}
     assert quote_label(_sheet_quote(doc, "부서: 총무팀; 예산: 40,000; 집행률: 12%", "예산.csv")) == "예산!5 (총무팀)"
@@ -175,7 +165,7 @@ def _travel_rules_word() -> bytes:
 
 
 def test_a_word_annex_is_cited_as_the_annex_and_article_titles_keep_their_spaces() -> None:
-    labels = _labels(parse_document(_travel_rules_word(), "여비규정.docx"))
+    labels = chunk_labels(parse_document(_travel_rules_word(), "여비규정.docx"))
     assert list(labels) == ["여비 규정 > 제1조(목적)", "여비 규정 > 제2조(일비 및 숙박비)",
                             "여비 규정 > 부칙 > 제1조(시행일)", "여비 규정 > 부칙 > 제2조(경과조치)",
                             "여비 규정 > 별표 1 여비 지급 기준(제2조 관련)", "여비 규정 > 별지 제1호 서식 출장 신청서"]
@@ -202,7 +192,7 @@ def test_a_hangul_annex_after_the_addenda_is_cited_as_the_annex(tmp_path: Path, 
         for (r, c), text in {(0, 0): "구분", (0, 1): "상한", (1, 0): "숙박비", (1, 1): "8만 원"}.items():
             table.set_cell_text(r, c, text)
         document.save_to_path(path)
-    labels = _labels(parse_document(path.read_bytes(), f"rule{suffix}"))
+    labels = chunk_labels(parse_document(path.read_bytes(), f"rule{suffix}"))
     assert "제1장 총칙 > 제5조(일비 및 숙박비)" in labels
     annex = labels["별표 1 여비 지급 기준표"]
     assert "구분: 숙박비; 상한: 8만 원" in annex

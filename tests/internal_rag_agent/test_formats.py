@@ -16,13 +16,12 @@ from ai_llm.common import file_types
 from ai_llm.internal_rag_agent import document_parser
 from ai_llm.internal_rag_agent.document_parser import (
     DocumentError,
-    ParsedDocument,
     parse_document,
     split_document,
 )
 from ai_llm.internal_rag_agent.formats import ocr, structure
-from ai_llm.internal_rag_agent.formats.structure import location_label
 from tests.internal_rag_agent.documents import (
+    chunk_labels,
     make_deck,
     make_outlined_guide,
     make_regulation,
@@ -34,17 +33,10 @@ from tests.internal_rag_agent.documents import (
 DATA = Path(__file__).with_name("data")
 
 
-def _labels(doc: ParsedDocument) -> dict[str, str]:
-    """Chunk text by location label."""
-    out: dict[str, str] = {}
-    for chunk in split_document(doc, 800, 100):
-        label = location_label(chunk.location)
-        out[label] = (out.get(label, "") + "\n" + chunk.content).strip()
-    return out
 
 
 def test_word_sections_follow_the_headings_with_lists_and_table_rows() -> None:
-    labels = _labels(parse_document(make_word(), "policy.docx"))
+    labels = chunk_labels(parse_document(make_word(), "policy.docx"))
     assert set(labels) == {"Travel policy", "Travel policy > Allowances", "Travel policy > Claims"}
     allowances = labels["Travel policy > Allowances"]
     assert "- The daily allowance is 30 dollars for domestic trips." in allowances
@@ -63,7 +55,7 @@ def test_word_footnotes_are_indexed_as_their_own_section() -> None:
         for item in source.infolist():
             target.writestr(item, source.read(item.filename))
         target.writestr("word/footnotes.xml", notes)
-    labels = _labels(parse_document(out.getvalue(), "policy.docx"))
+    labels = chunk_labels(parse_document(out.getvalue(), "policy.docx"))
     assert labels["각주"] == "각주\nReceipts are kept for five years."
 
 
@@ -71,14 +63,14 @@ def test_slides_are_locations_with_title_body_table_and_speaker_notes() -> None:
     doc = parse_document(make_deck(), "q3.pptx")
     assert doc.locations == {1: {"kind": "slide", "slide": 1, "title": "Quarterly results"},
                              2: {"kind": "slide", "slide": 2, "title": "Hiring plan"}}
-    labels = _labels(doc)
+    labels = chunk_labels(doc)
     assert "발표자 노트: Mention the new Busan office." in labels["슬라이드 1"]
     assert "Team: Search; Hires: 2" in labels["슬라이드 2"] and "Busan" not in labels["슬라이드 2"]
 
 
 def test_sheet_rows_read_as_sentences_with_their_sheet_and_row_range() -> None:
     doc = parse_document(make_workbook(), "budget.xlsx")
-    labels = _labels(doc)
+    labels = chunk_labels(doc)
     assert list(labels) == ["예산!2–21", "예산!22–41", "예산!42–46", "요약!1"]
     assert "항목: 항목33; 금액: 33000; 비고: 검토" in labels["예산!22–41"]  # row 34 of the sheet
     assert labels["요약!1"] == "합계 | 1035000"  # a sheet that is only a header row
@@ -141,7 +133,7 @@ def test_html_keeps_the_main_content_and_drops_navigation_and_banners() -> None:
             "<b>30 days</b> before it is deleted for good.</p><h2>Limits</h2><p>Each team may store up to "
             "5 GB of backups in total across all of its projects.</p></article></main>"
             "<footer>Copyright 2026. Privacy policy and terms of use.</footer></body></html>")
-    labels = _labels(parse_document(page.encode(), "backup.html"))
+    labels = chunk_labels(parse_document(page.encode(), "backup.html"))
     assert "The backup service keeps every file for 30 days before it is deleted for good." in \
         labels["Backup service"]
     assert "up to 5 GB" in labels["Backup service > Limits"]
@@ -154,7 +146,7 @@ def test_hangul_documents_are_cut_at_their_articles(tmp_path: Path, suffix: str)
     data = make_regulation(tmp_path / f"rule{suffix}").read_bytes()
     kind = file_types.sniff(data, suffix).content_type
     assert kind == (file_types.HWPX if suffix == ".hwpx" else file_types.HWP)
-    labels = _labels(parse_document(data, f"rule{suffix}"))
+    labels = chunk_labels(parse_document(data, f"rule{suffix}"))
     assert list(labels) == ["제1장 총칙 > 제1조(목적)", "제2장 여비 > 제2조(일비)", "제2장 여비 > 제3조(정산)"]
     assert "구분: 숙박비; 상한: 8만 원" in labels["제2장 여비 > 제2조(일비)"]
     assert labels["제2장 여비 > 제3조(정산)"] == "제3조(정산) 여비는 귀임 후 14일 이내에 정산한다."
@@ -163,7 +155,7 @@ def test_hangul_documents_are_cut_at_their_articles(tmp_path: Path, suffix: str)
 @pytest.mark.parametrize("suffix", [".hwpx", ".hwp"])
 def test_hangul_paragraphs_in_outline_styles_are_the_headings(tmp_path: Path, suffix: str) -> None:
     data = make_outlined_guide(tmp_path / f"faq{suffix}").read_bytes()
-    labels = _labels(parse_document(data, f"faq{suffix}"))
+    labels = chunk_labels(parse_document(data, f"faq{suffix}"))
     assert list(labels) == ["6장. 데비안 아카이브", "6장. 데비안 아카이브 > 6.1. 배포판은 몇 개인가요?",
                             "6장. 데비안 아카이브 > 6.1. 배포판은 몇 개인가요? > 6.2.1. 코드명은 어디서 왔나요?"]
     assert "토이 스토리" in labels["6장. 데비안 아카이브 > 6.1. 배포판은 몇 개인가요? > 6.2.1. 코드명은 어디서 왔나요?"]
@@ -171,9 +163,9 @@ def test_hangul_paragraphs_in_outline_styles_are_the_headings(tmp_path: Path, su
 
 def test_plain_text_and_markdown_get_article_and_heading_locations() -> None:
     law = "제1조(목적) 이 법은 목적을 정한다.\n제2조(정의) 이 법에서 쓰는 말의 뜻은 다음과 같다.\n".encode()
-    assert list(_labels(parse_document(law, "law.txt"))) == ["제1조(목적)", "제2조(정의)"]
+    assert list(chunk_labels(parse_document(law, "law.txt"))) == ["제1조(목적)", "제2조(정의)"]
     guide = b"# Guide\n\nStart here with the basics.\n\n## Setup\n\nRun make run to start every agent.\n"
-    assert _labels(parse_document(guide, "guide.md"))["Guide > Setup"] == "Setup\nRun make run to start every agent."
+    assert chunk_labels(parse_document(guide, "guide.md"))["Guide > Setup"] == "Setup\nRun make run to start every agent."
 
 
 def test_circled_paragraph_numbers_are_kept_as_written() -> None:
@@ -382,7 +374,7 @@ def test_the_zip_bound_counts_the_whole_archive(monkeypatch: pytest.MonkeyPatch)
 
 def test_a_lying_extension_does_not_decide_the_format() -> None:
     doc = parse_document(make_word(), "policy.pdf")  # a Word file named .pdf is read as Word
-    assert "Travel policy > Claims" in _labels(doc)
+    assert "Travel policy > Claims" in chunk_labels(doc)
     assert file_types.sniff(make_word(), ".pdf") == file_types.Sniffed(file_types.DOCX, ".docx")
 
 
@@ -394,11 +386,11 @@ def test_heading_paths_keep_the_nearest_levels() -> None:
 
 def test_a_document_without_headings_is_located_under_its_title() -> None:
     bill = "지방공무원법 일부개정법률안\n제안이유\n자녀 연령을 만 8세 이하로 개정하려는 것임.\n제63조(휴직) 휴직할 수 있다.\n".encode()
-    assert list(_labels(parse_document(bill, "bill.txt"))) == ["지방공무원법 일부개정법률안",
+    assert list(chunk_labels(parse_document(bill, "bill.txt"))) == ["지방공무원법 일부개정법률안",
                                                                "지방공무원법 일부개정법률안 > 제63조(휴직)"]
     sentence_first = b"This note starts with a sentence.\nAnd goes on.\n"
     note = parse_document(sentence_first, "note.txt")
-    assert list(_labels(note)) == [""] and split_document(note)[0].location == {}
+    assert list(chunk_labels(note)) == [""] and split_document(note)[0].location == {}
     assert parse_document("연차 규정".encode(), "title_only.md").text == "연차 규정"
 
 
@@ -406,16 +398,16 @@ def test_a_guideline_numbered_without_heading_styles_is_located_by_its_numbered_
     guide = ("연구개발비 집행 지침\n1. 목적\n이 지침은 연구개발비 집행 기준을 정한다.\n2. 적용 범위\n"
              "모든 과제에 적용한다.\n3. 회의비 및 식비\n가. 회의비는 1인당 1회 4만원을 넘을 수 없다.\n"
              "나. 야근 식비는 1인당 1식 12,000원 이내로 한다.\n").encode()
-    labels = _labels(parse_document(guide, "guide.txt"))
+    labels = chunk_labels(parse_document(guide, "guide.txt"))
     assert list(labels) == ["연구개발비 집행 지침 > 1. 목적", "연구개발비 집행 지침 > 2. 적용 범위",
                             "연구개발비 집행 지침 > 3. 회의비 및 식비"]
     assert "12,000원" in labels["연구개발비 집행 지침 > 3. 회의비 및 식비"]
     # A list (items one after another) is not an outline, nor are a statute's items under its articles.
     listing = "장비 목록\n지급 장비는 다음과 같다.\n1. 노트북\n2. 모니터\n3. 키보드\n".encode()
-    assert list(_labels(parse_document(listing, "list.txt"))) == ["장비 목록"]
+    assert list(chunk_labels(parse_document(listing, "list.txt"))) == ["장비 목록"]
     statute = ("규정\n제3조(대상) 다음 각 호의 사람은 제외한다.\n1. 수습 중인 사람\n내용이다.\n2. 현장 근무자\n"
                "내용이다.\n3. 징계 중인 사람\n내용이다.\n").encode()
-    assert list(_labels(parse_document(statute, "rule.txt"))) == ["규정 > 제3조(대상)"]
+    assert list(chunk_labels(parse_document(statute, "rule.txt"))) == ["규정 > 제3조(대상)"]
 
 
 def test_an_amending_bills_instructions_locate_the_text_under_the_article_they_amend() -> None:
@@ -425,7 +417,7 @@ def test_an_amending_bills_instructions_locate_the_text_under_the_article_they_a
             "제43조 중 “20일이상”을 “50일 이상”으로 한다.\n"
             "제46조(행정예고) ① 행정청은 제5조에 따른 신고를 받아야 한다.\n"
             "제5조에 따른 신고는 서면으로 한다.\n").encode()
-    labels = list(_labels(parse_document(bill, "amendment.txt")))
+    labels = list(chunk_labels(parse_document(bill, "amendment.txt")))
     assert labels == ["행정절차법 일부개정법률안", "행정절차법 일부개정법률안 > 제41조",
                       "행정절차법 일부개정법률안 > 제43조", "행정절차법 일부개정법률안 > 제46조(행정예고)"]
     # A sentence that only refers to an article ("제5조에 따른 …") is no instruction and stays where it is.
