@@ -254,7 +254,7 @@ class FileAgent:
         if not targets:
             return AgentReply(message("files.none", lang) if records else message("files.empty", lang),
                               {"status": STATUS_NO_RESULT, "operation": "list", "files": []})
-        lines = [message("files.list_head", lang, n=len(targets)), "", "| name | bytes | uploaded | index |",
+        lines = [message("files.list_head", lang, n=len(targets)), "", message("files.list_columns", lang),
                  "| --- | ---: | --- | --- |", *[self._line(r, lang) for r in targets]]
         return AgentReply("\n".join(lines), {"status": STATUS_OK, "operation": "list",
                                              "files": [r.to_dict() for r in targets]})

@@ -33,6 +33,7 @@ from ai_llm.search_gateway.models import (
 from ai_llm.search_gateway.providers.base import SearchProvider, filter_results
 from ai_llm.search_gateway.providers.local import LocalCorpusProvider
 from ai_llm.search_gateway.query import clean_query, normalize_domains, normalize_query
+from ai_llm.search_gateway.reachability import Reachability
 from ai_llm.search_gateway.telemetry import TelemetryRow, record
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ class SearchGateway:
     _writes: asyncio.Queue[Any] | None = None
     _writer: asyncio.Task[None] | None = None
     provider_calls: int = 0
+    reachability: Reachability = field(default_factory=Reachability)
 
     @classmethod
     def create(cls, settings: Settings, config: GatewayConfig | None = None, db: Database | None = None,
@@ -212,6 +214,10 @@ class SearchGateway:
                                        and self.config.cache.semantic),
                 "local_corpus_pages": len(self.local.pages) if self.local else 0,
                 "config": str(self.config.path)}
+
+    async def web_health(self) -> dict[str, Any]:
+        """Whether web search can serve now (`reachability.py`): state, reason and the providers behind it."""
+        return await self.reachability.web(self.chains.get("web", []), self.providers, self.skipped)
 
     # --- search -----------------------------------------------------------------------------------------
     def make_request(self, query: str, kind: Kind, max_results: Any, region: str | None, time_range: str | None,
@@ -398,20 +404,25 @@ class SearchGateway:
                 results = await asyncio.wait_for(provider.search(sub), pconf.timeout_s)
             except TimeoutError:
                 errors.append(f"{name}: timed out after {pconf.timeout_s:g}s")
+                self.reachability.record(name, False, errors[-1])
                 cost += provider.cost_per_call
                 continue
             except RateLimited as exc:
                 errors.append(f"{name}: rate limited ({exc})")
+                self.reachability.record(name, False, errors[-1])
                 continue
             except ProviderError as exc:
                 log.warning("provider %s failed: %s", name, exc)
                 errors.append(str(exc) if str(exc).startswith(name) else f"{name}: {exc}")
+                self.reachability.record(name, False, errors[-1])
                 cost += provider.cost_per_call
                 continue
             except Exception as exc:  # a buggy adapter must not take the gateway down
                 log.exception("provider %s crashed", name)
                 errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                self.reachability.record(name, False, errors[-1])
                 continue
+            self.reachability.record(name, True)
             cost += provider.cost_per_call
             answered = True
             results = filter_results(results, request)

@@ -1,7 +1,7 @@
 """MCP server of the search gateway: `web_search`, `news_search`, `fetch_page`, `fetch_pages` over `SearchGateway`.
 
 Streamable HTTP at `/mcp`, or stdio. Over HTTP it also serves what other hub processes read instead of
-the gateway's internals: `GET /healthz` (tools, provider chains, cache state) and `GET /telemetry?hours=&recent=`
+the gateway's internals: `GET /healthz` (tools, provider chains, cache state; with `?providers=1` whether web search can serve now) and `GET /telemetry?hours=&recent=`
 (the telemetry summary, `telemetry.telemetry_summary`). The hub's Host/Origin guard
 (`ai_llm/common/http/guard.py`) answers a foreign `Host` with 421 and a cross-origin request with 403, as
 the MCP transport spec asks; with `HUB_TOKEN` set, every call except `/healthz` needs
@@ -88,8 +88,13 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
         return await gw.fetch_pages(urls, timeout_s, agent)
 
     @mcp.custom_route("/healthz", methods=["GET"])
-    async def healthz(_: Request) -> Response:
-        return JSONResponse({"ok": True, "tools": list(TOOLS), **gw.describe()})
+    async def healthz(request: Request) -> Response:
+        """Liveness with the chains and cache state; `?providers=1` adds `web`, whether web search can serve
+        now (`reachability.py`: a probe of at most a second, cached)."""
+        body = {"ok": True, "tools": list(TOOLS), **gw.describe()}
+        if request.query_params.get("providers") in ("1", "true"):
+            body["web"] = await gw.web_health()
+        return JSONResponse(body)
 
     @mcp.custom_route("/telemetry", methods=["GET"])
     async def telemetry(request: Request) -> Response:

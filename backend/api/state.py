@@ -34,6 +34,12 @@ def login_required(settings: Settings) -> bool:
     return bool(settings.hub_token or settings.hub_admin_password or settings.hub_auth_proxy_header)
 
 
+def accounts_enabled(settings: Settings) -> bool:
+    """Whether people have accounts (`HUB_ADMIN_PASSWORD` or a trusted sign-on proxy). Without them the hub
+    has no users, teams or audit to manage: a `HUB_TOKEN` alone is a service credential, not an account."""
+    return bool(settings.hub_admin_password or settings.hub_auth_proxy_header)
+
+
 @dataclass
 class BackendState:
     """Long-lived resources of one backend process (opened in the app's lifespan)."""
@@ -45,6 +51,7 @@ class BackendState:
     files: httpx.AsyncClient
     gateway: httpx.AsyncClient
     require_login: bool
+    accounts_on: bool = False
     accounts: AccountStore = field(init=False)
     logins: LoginLimiter = field(default_factory=LoginLimiter)
     tasks: OrchestratorTasks = field(init=False)
@@ -64,7 +71,8 @@ class BackendState:
                                    timeout_s=settings.agent_timeout_s, connect_timeout_s=CONNECT_TIMEOUT_S,
                                    name="orchestrator", eject_s=settings.agent_eject_s)
         return cls(settings=settings, db=db, chats=ChatStore(db), orchestrator=orchestrator, files=files,
-                   gateway=gateway, require_login=login_required(settings))
+                   gateway=gateway, require_login=login_required(settings),
+                   accounts_on=accounts_enabled(settings))
 
     def __post_init__(self) -> None:
         self.tasks = OrchestratorTasks(self.orchestrator)

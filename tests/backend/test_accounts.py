@@ -15,6 +15,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
+from ai_llm.common.messages import message
 from ai_llm.common.store.db import Database, migrate
 from backend.accounts import AccountStore, LoginLimiter
 from backend.api.main import create_app
@@ -83,6 +84,45 @@ async def test_the_service_token_is_no_person(db: Database, tmp_path: Path) -> N
         assert (await http.get("/api/users", headers=headers)).status_code == 403
         listed = (await http.get("/api/chats", headers=headers)).json()
         assert conversation not in {c["id"] for c in listed}
+
+
+ACCOUNT_ROUTES = [("POST", "/api/users"), ("GET", "/api/users"), ("PATCH", "/api/users/some-id"),
+                  ("DELETE", "/api/users/some-id"), ("GET", "/api/teams"), ("GET", "/api/audit")]
+
+
+@pytest.mark.parametrize("hub_token", [None, TOKEN], ids=["local", "service-token-only"])
+async def test_with_accounts_off_the_account_routes_refuse_with_a_reason(db: Database, tmp_path: Path,
+                                                                         hub_token: str | None) -> None:
+    """A local hub (no credential at all) or one with only the service token has no accounts: creating an
+    administrator, listing people and teams and reading the audit are refused (404 `accounts_off`, the reason
+    from the message catalog in the reader's language), and nobody is created."""
+    name = fresh("intruder")
+    app = create_app(make_settings(tmp_path, hub_token=hub_token), db=db)
+    headers = {"Authorization": f"Bearer {TOKEN}"} if hub_token else {}
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", headers=headers) as http:
+        health = (await http.get("/api/health")).json()
+        assert health["accounts"] is False
+        for method, path in ACCOUNT_ROUTES:
+            body = {"json": {"username": name, "password": "password-1234", "admin": True}} if method != "GET" else {}
+            refused = await http.request(method, path, **body)  # type: ignore[arg-type]
+            assert refused.status_code == 404, (method, path, refused.text)
+            assert refused.headers["x-hub-error"] == "accounts_off"
+            assert refused.json() == {"detail": message("backend.accounts_off", "ko")}
+        english = await http.post("/api/users", json={"username": name, "password": "password-1234"},
+                                  headers={"Accept-Language": "en-US,en;q=0.9"})
+        assert english.json()["detail"] == message("backend.accounts_off", "en")
+        assert "HUB_ADMIN_PASSWORD" in english.json()["detail"] and "Traceback" not in english.text
+        assert (await http.get("/api/me")).status_code == 200  # who the caller is stays answerable
+    assert await AccountStore(db).verify_password(name, "password-1234") is None
+    assert name not in {u["username"] for u in await AccountStore(db).list_users()}
+
+
+async def test_with_accounts_on_health_says_so(db: Database, tmp_path: Path) -> None:
+    async with app_client(db, tmp_path) as http:
+        assert (await http.get("/api/health")).json()["accounts"] is True
+        assert (await login(http, "admin", ADMIN_PASSWORD)).status_code == 200
+        assert (await http.get("/api/teams")).status_code == 200 and (await http.get("/api/audit")).status_code == 200
 
 
 async def test_failed_logins_are_rate_limited(db: Database, tmp_path: Path) -> None:

@@ -198,7 +198,26 @@ async def test_health_marks_unreachable_agents(db: Database, tmp_path: Path, bac
     async with client(make_settings(tmp_path, search_gateway_url=dead), db) as http:
         body = (await http.get("/api/health")).json()
     assert body["search"] == {"providers": [], "gateway": {"url": dead, "ok": False, "state": "down",
-                                                           "restarts": 0}}
+                                                           "restarts": 0},
+                              "state": "down", "reason": f"the search gateway does not answer at {dead}",
+                              "unreachable": []}
+
+
+async def test_health_says_web_search_is_down_while_no_provider_can_be_reached(
+        db: Database, tmp_path: Path, backend_procs: Processes, stand_in_env: dict[str, str]) -> None:
+    """A gateway that answers but whose only provider's endpoint does not: web search is down, with the
+    reason, never `ok`."""
+    config = tmp_path / "search_config.yaml"
+    config.write_text(f"chain: [tavily]\nproviders:\n  tavily:\n    base_url: http://127.0.0.1:{free_port()}\n",
+                      encoding="utf-8")
+    gateway = start_search_gateway(backend_procs, {**stand_in_env, "TAVILY_API_KEY": "tvly-test",
+                                                   "SEARCH_CONFIG": str(config),
+                                                   "DATA_DIR": str(tmp_path / "gateway")}, "search-gateway-unreachable")
+    async with client(make_settings(tmp_path, search_gateway_url=gateway), db) as http:
+        search = (await http.get("/api/health")).json()["search"]
+    assert search["gateway"]["ok"] is True and search["providers"] == ["tavily"]
+    assert search["state"] == "down" and search["unreachable"] == ["tavily"], search
+    assert search["reason"].startswith("no web-search provider can be reached: tavily (cannot connect to 127.0.0.1:")
 
 
 async def test_search_telemetry_summarises_recorded_queries(db: Database, tmp_path: Path,

@@ -113,6 +113,7 @@ async def test_oversize_declared_upload_is_413(api: httpx.AsyncClient) -> None:
     response = await upload(api, "big.pdf", b"\0" * (LIMIT + 200_000))
     assert response.status_code == 413
     assert "1 MB" in response.json()["detail"]
+    assert response.headers["x-hub-error"] == "too_large"  # the name the UI says in the reader's language
 
 
 async def test_oversize_streamed_upload_is_cut_off_mid_stream(api: httpx.AsyncClient,
@@ -173,7 +174,9 @@ async def test_malformed_file_ids_are_422(api: httpx.AsyncClient, path: str) -> 
 
 async def test_unknown_file_ids_are_404(api: httpx.AsyncClient) -> None:
     assert (await api.get("/api/files/00000000-0000-0000-0000-000000000000/download")).status_code == 404
-    assert (await api.get("/api/files/00000000-0000-0000-0000-000000000000")).status_code == 404
+    unknown = await api.get("/api/files/00000000-0000-0000-0000-000000000000")
+    assert unknown.status_code == 404
+    assert unknown.headers["x-hub-error"] == "not_found"  # the file agent's stable name, relayed
 
 
 async def test_file_agent_down_is_503(db: Database, tmp_path: Path) -> None:

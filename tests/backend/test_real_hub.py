@@ -85,6 +85,9 @@ async def test_health_of_the_real_hub(real_hub: OfflineHub) -> None:
     assert body["agents"]["orchestrator"]["url"] == real_hub.urls["orchestrator"]
     assert body["database"]["ok"] and body["search"]["gateway"]["ok"]
     assert body["llm"]["mode"] == "offline"
+    # The offline hub's web search is its local corpus: said as such, and no accounts in local mode.
+    assert body["search"]["state"] == "offline_corpus" and body["search"]["providers"] == ["local"], body["search"]
+    assert body["accounts"] is False
 
 
 async def test_hub_index_goes_through_the_file_store(real_hub: OfflineHub, tmp_path: Path) -> None:

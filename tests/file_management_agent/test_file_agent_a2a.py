@@ -61,8 +61,10 @@ async def test_instructions_over_a2a(agent_processes: AgentProcesses, test_rag: 
         assert listed.status == "ok"
         assert [f["name"] for f in listed.data["files"]] == ["주간 보고서.md"]
         assert "주간 보고서.md" in listed.text
+        assert "| 이름 | 크기(바이트) | 올린 시각 | 색인 |" in listed.text  # the columns in the reader's language
         every_report = await agent.ask("list the reports", data={"language": "en"})
         assert {f["name"] for f in every_report.data["files"]} == {"주간 보고서.md", "monthly report.txt"}
+        assert "| name | bytes | uploaded | index |" in every_report.text
 
         read = await agent.ask("'minutes.txt' 내용 보여줘")
         assert read.status == "ok" and "meeting minutes" in read.text
@@ -73,6 +75,7 @@ async def test_instructions_over_a2a(agent_processes: AgentProcesses, test_rag: 
 
         deleted = await agent.ask("delete the CDC guide")
         assert deleted.status == "ok" and [d["id"] for d in deleted.data["deleted"]] == [ids["cdc_outpatient_guide.txt"]]
+        assert "청크" not in deleted.text
         assert (await http.get(f"/files/{ids['cdc_outpatient_guide.txt']}")).status_code == 404
 
         nothing = await agent.ask("delete the zebra handbook")

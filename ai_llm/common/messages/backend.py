@@ -1,4 +1,5 @@
-"""The backend's user-facing texts: the error events of a chat (`backend/api/routers/chat.py`).
+"""The backend's user-facing texts: the error events of a chat (`backend/api/routers/chat.py`) and the
+refusal of the account, team and audit routes while accounts are off (`backend/api/routers/auth.py`).
 
 The chat's first status is the orchestrator's own planning line (`orchestrator.planning`)."""
 
@@ -15,4 +16,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_found": {"ko": "대화를 찾을 수 없습니다.", "en": "The conversation was not found."},
     "call_failed": {"ko": "오케스트레이터 호출이 실패했습니다", "en": "the orchestrator call failed"},
     "internal": {"ko": "백엔드에서 오류가 발생했습니다.", "en": "The backend hit an error."},
+    "accounts_off": {"ko": "이 허브는 계정 기능이 꺼져 있습니다 (로컬 모드). 사용자, 팀, 감사 기록을 쓰려면 HUB_TOKEN과 "
+                           "HUB_ADMIN_PASSWORD를 설정하세요.",
+                     "en": "Accounts are off on this hub (local mode). Set HUB_TOKEN and HUB_ADMIN_PASSWORD to use "
+                           "users, teams and the audit."},
 }

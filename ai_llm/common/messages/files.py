@@ -13,15 +13,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "none": {"ko": "조건에 맞는 파일이 없습니다.", "en": "No file matches."},
     "empty": {"ko": "저장된 파일이 없습니다.", "en": "No files are stored."},
     "list_head": {"ko": "파일 {n}개:", "en": "{n} file(s):"},
+    "list_columns": {"ko": "| 이름 | 크기(바이트) | 올린 시각 | 색인 |", "en": "| name | bytes | uploaded | index |"},
     "confirm": {
         "ko": "다음 파일 {n}개를 삭제할까요? 진행하려면 '네', 취소하려면 '아니요'라고 답해 주세요.",
         "en": "Delete these {n} files? Answer 'yes' to proceed or 'no' to cancel.",
     },
-    "deleted": {"ko": "삭제했습니다: {names} (색인 청크 {chunks}개 제거)",
+    "deleted": {"ko": "삭제했습니다: {names} (색인 조각 {chunks}개 제거)",
                 "en": "Deleted: {names} ({chunks} index chunks removed)"},
     "cancelled": {"ko": "삭제를 취소했습니다.", "en": "Deletion cancelled."},
     "renamed": {"ko": "이름을 바꿨습니다: {old} → {new}", "en": "Renamed: {old} → {new}"},
-    "uploaded": {"ko": "저장했습니다: {name} ({size} bytes). 색인 중입니다.",
+    "uploaded": {"ko": "저장했습니다: {name} ({size}바이트). 색인 중입니다.",
                  "en": "Stored {name} ({size} bytes); indexing."},
     "which": {"ko": "어느 파일인지 알려 주세요: {names}", "en": "Which file do you mean? {names}"},
     "unknown": {

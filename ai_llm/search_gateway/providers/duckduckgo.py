@@ -29,6 +29,8 @@ class DuckDuckGoProvider:
 
     name = "duckduckgo"
     partition = "duckduckgo"
+    #: Where its searches go (the health probe connects there).
+    endpoint_url = "https://duckduckgo.com"
 
     def __init__(self, cost_per_call: float = 0.0, timeout_s: float = 8.0) -> None:
         self.cost_per_call = cost_per_call

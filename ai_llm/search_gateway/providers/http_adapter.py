@@ -96,6 +96,11 @@ class HttpAdapterProvider:
         self.cost_per_call = spec.cost_per_call if cost_per_call is None else cost_per_call
         self.timeout_s = timeout_s
 
+    @property
+    def endpoint_url(self) -> str:
+        """Where its searches go (the health probe connects there)."""
+        return _with_base(self.spec.endpoint, self.options.get("base_url"))
+
     def build_request(self, request: SearchRequest) -> tuple[str, str, dict[str, Any], Any, Any]:
         """(method, url, headers, json body, query params) for a search."""
         time_range = None

@@ -25,6 +25,8 @@ class TavilyProvider:
         from tavily import AsyncTavilyClient
 
         self._client = AsyncTavilyClient(api_key=api_key, api_base_url=base_url)
+        #: Where its searches go (the health probe connects there).
+        self.endpoint_url = base_url or "https://api.tavily.com"
         self.cost_per_call = cost_per_call
         self.timeout_s = timeout_s
 

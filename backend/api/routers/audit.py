@@ -1,5 +1,5 @@
 """`GET /api/audit`: who asked what, which documents and pages were read, and what each answer cost (the
-model's calls and tokens, the searches and their spend), for administrators."""
+model's calls and tokens, the searches and their spend), for administrators of a hub with accounts."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from fastapi import APIRouter, Query
 
 from ai_llm.common.usage import Usage
 from backend.api.deps import ChatStoreDep
-from backend.api.routers.auth import AdminDep
+from backend.api.routers.auth import AccountsOn, AdminDep
 
-router = APIRouter(prefix="/api/audit", tags=["audit"])
+#: Refused (404 `accounts_off`) while accounts are off: without accounts there is nobody to audit.
+router = APIRouter(prefix="/api/audit", tags=["audit"], dependencies=[AccountsOn],
+                   responses={404: {"description": "accounts are off on this hub (`accounts_off`)"}})
 
 
 @router.get("", responses={403: {"description": "not an administrator"}})

@@ -29,6 +29,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ai_llm.common import identity
+from ai_llm.common.messages import LANGUAGES, language_or_default, message
 from ai_llm.common.settings import Settings
 from backend.accounts import LOCAL, SERVICE, AccountError, Principal
 from backend.api.deps import StateDep
@@ -136,6 +137,29 @@ def identity_metadata(settings: Settings, principal: Principal, audience: str) -
     """The A2A message metadata that tells an agent whom a call acts for (signed for that agent)."""
     token = _signed(settings.hub_token, principal, audience)
     return {identity.METADATA_KEY: token} if token else {}
+
+
+ACCOUNTS_OFF = "accounts_off"
+
+
+def _language(request: Request, default: str) -> str:
+    """The reader's language: the first of `Accept-Language` the catalog has, else the hub's `UI_LANGUAGE`."""
+    for part in request.headers.get("accept-language", "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return language_or_default(default)
+
+
+async def require_accounts(request: Request, state: StateDep) -> None:
+    """Refuses (404, `X-Hub-Error: accounts_off`, the reason from the message catalog) while accounts are off:
+    a hub without accounts has no users, teams or audit, and its local caller is no administrator of any."""
+    if not state.accounts_on:
+        raise HTTPException(404, message("backend.accounts_off", _language(request, state.settings.ui_language)),
+                            headers={"X-Hub-Error": ACCOUNTS_OFF})
+
+
+AccountsOn = Depends(require_accounts)
 
 
 def require_admin(principal: PrincipalDep) -> Principal:

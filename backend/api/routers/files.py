@@ -8,6 +8,7 @@ requests through, so a PDF viewer can open `…/download#page=N`.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Annotated, Any, Literal
 
 import httpx
@@ -36,6 +37,9 @@ FILE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 FileId = Annotated[str, Path(pattern=FILE_ID_PATTERN, description="file id from the file list")]
 #: Multipart framing around the file (boundaries, part headers) may add this much to Content-Length.
 MULTIPART_OVERHEAD = 64 * 1024
+#: A refusal's stable name as the file agent sends it (`{"error": …}`), relayed in `X-Hub-Error`.
+ERROR_CODE = re.compile(r"[a-z_]{1,40}")
+TOO_LARGE = {"X-Hub-Error": "too_large"}
 PASSED_DOWNLOAD_HEADERS = ("content-type", "content-disposition", "content-length", "content-range",
                            "accept-ranges", "etag", "last-modified", "cache-control", "content-encoding")
 PASSED_RANGE_HEADERS = ("range", "if-range", "if-none-match", "if-modified-since")
@@ -68,10 +72,22 @@ def _detail(response: httpx.Response) -> str:
     return str(body)
 
 
+def _error_code(response: httpx.Response) -> str | None:
+    """The file agent's stable name of a refusal (`{"error": "empty_file", …}`), if it gave one."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    code = body.get("error") if isinstance(body, dict) else None
+    return code if isinstance(code, str) and ERROR_CODE.fullmatch(code) else None
+
+
 def _relay_error(response: httpx.Response) -> HTTPException:
-    """An upstream error as ours: client errors pass through, server errors become 502."""
+    """An upstream error as ours: client errors pass through, server errors become 502. Its stable name
+    travels in `X-Hub-Error` (`empty_file`, `unsupported_type`, …), which the UI says in the reader's language."""
     status = response.status_code if response.status_code < 500 else 502
-    return HTTPException(status, _detail(response))
+    code = _error_code(response)
+    return HTTPException(status, _detail(response), headers={"X-Hub-Error": code} if code else None)
 
 
 @router.post("", status_code=201, openapi_extra=UPLOAD_BODY,
@@ -88,7 +104,7 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
         raise HTTPException(422, str(exc)) from exc
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit + MULTIPART_OVERHEAD:
-        raise HTTPException(413, too_large)
+        raise HTTPException(413, too_large, headers=TOO_LARGE)
     upload = MultipartFileStream(request.stream().__aiter__(), boundary, limit)
     try:
         part = await upload.open()
@@ -106,7 +122,7 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
                                     headers={"Content-Type": part.content_type,
                                              **identity_headers(settings, principal, FILE_AGENT)})
     except UploadTooLarge as exc:
-        raise HTTPException(413, too_large) from exc
+        raise HTTPException(413, too_large, headers=TOO_LARGE) from exc
     except UploadIncomplete as exc:
         raise HTTPException(400, str(exc)) from exc
     except UploadError as exc:
@@ -114,7 +130,7 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
     except httpx.HTTPError as exc:
         raise _unreachable(files, exc) from exc
     if response.status_code == 413:
-        raise HTTPException(413, too_large)
+        raise HTTPException(413, too_large, headers=TOO_LARGE)
     if response.status_code >= 400:
         raise _relay_error(response)
     return JSONResponse(public_record(response.json()), status_code=201)

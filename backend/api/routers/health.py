@@ -1,7 +1,9 @@
 """`GET /api/health`: which agents answer, whether the database is up, which models and providers run.
 
 Reachability is checked here; the search providers are the web chain the search gateway reports on its
-`GET /healthz` (none while it does not answer); whether a process that does not answer is being restarted (rather than down)
+`GET /healthz?providers=1` (none while it does not answer), with whether web search can serve now: `down`
+with the reason while no provider is configured or none can be reached, `offline_corpus` when the local corpus
+serves; whether a process that does not answer is being restarted (rather than down)
 comes from the launcher's status file (`ai_llm.hub.supervision`), when a launcher supervises this hub.
 """
 
@@ -51,10 +53,20 @@ class LlmHealth(BaseModel):
     model: str
 
 
+#: ok: the network providers serve; degraded: one serves, another cannot be reached; offline_corpus: the
+#: local corpus serves (offline mode); down: no provider is configured or none can be reached, or no gateway.
+WebSearchState = Literal["ok", "degraded", "offline_corpus", "down"]
+
+
 class SearchHealth(BaseModel):
     providers: list[str] = Field(description="the gateway's web-search providers, in fallback order "
                                              "(empty while the gateway does not answer)")
     gateway: Reachability
+    state: WebSearchState = Field("down", description="whether web search can serve now: ok, degraded, "
+                                                      "offline_corpus (the local corpus serves) or down")
+    reason: str | None = Field(None, description="why it is degraded or down (English, for the log and the API)")
+    unreachable: list[str] = Field(default_factory=list, description="providers of the chain that cannot be "
+                                                                     "reached now")
 
 
 class Health(BaseModel):
@@ -63,6 +75,7 @@ class Health(BaseModel):
     llm: LlmHealth
     search: SearchHealth
     login_required: bool
+    accounts: bool = Field(description="people have accounts (users, teams and the audit exist); off in local mode")
 
 
 async def _reachable(http: httpx.AsyncClient, url: str) -> bool:
@@ -72,16 +85,34 @@ async def _reachable(http: httpx.AsyncClient, url: str) -> bool:
         return False
 
 
-async def _gateway_chain(http: httpx.AsyncClient, url: str) -> list[str] | None:
-    """The web-search chain from the gateway's `/healthz`; None when it does not answer."""
+async def _gateway_health(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
+    """The gateway's `/healthz?providers=1` (the web chain and whether it can serve); None when it does not
+    answer."""
     try:
-        response = await http.get(url + "/healthz")
+        response = await http.get(url + "/healthz", params={"providers": "1"})
         if response.status_code != 200:
             return None
-        chains = response.json().get("chains") or {}
-    except (httpx.HTTPError, ValueError, AttributeError):
+        body = response.json()
+    except (httpx.HTTPError, ValueError):
         return None
-    return [str(name) for name in chains.get("web") or []]
+    return body if isinstance(body, dict) else None
+
+
+def _search_health(body: dict[str, Any] | None, gateway: Reachability) -> SearchHealth:
+    if body is None:
+        return SearchHealth(providers=[], gateway=gateway, state="down",
+                            reason=f"the search gateway does not answer at {gateway.url}")
+    chains = body.get("chains")
+    providers = [str(name) for name in chains.get("web") or []] if isinstance(chains, dict) else []
+    web = body.get("web")
+    if not isinstance(web, dict):
+        web = {}
+    state = web.get("state")
+    reason: str | None = str(web["reason"]) if web.get("reason") else None
+    if state not in ("ok", "degraded", "offline_corpus", "down"):
+        state, reason = "down", "the search gateway did not say whether its providers can be reached"
+    unreachable = [str(name) for name in web.get("unreachable") or {}]
+    return SearchHealth(providers=providers, gateway=gateway, state=state, reason=reason, unreachable=unreachable)
 
 
 async def _database_ok(state: Any) -> bool:
@@ -118,10 +149,10 @@ async def health(state: StateDep) -> Health:
     urls = {name: settings.agent_url(name) for name in AGENT_MODULES}
     gateway = search_gateway_url(settings)
     async with httpx.AsyncClient(timeout=CHECK_TIMEOUT_S, headers=agent_headers(settings)) as http:
-        agents_ok, chain, db_ok = await asyncio.gather(
+        agents_ok, gateway_body, db_ok = await asyncio.gather(
             asyncio.gather(*(_reachable(http, url + CARD_PATH) for url in urls.values())),
-            _gateway_chain(http, gateway), _database_ok(state))
-    gateway_ok = chain is not None
+            _gateway_health(http, gateway), _database_ok(state))
+    gateway_ok = gateway_body is not None
     supervised = read_hub_status(settings.data_dir)
     postgres = supervised.processes.get("postgres") if supervised else None
     if postgres is not None and postgres.url != settings.database_url:
@@ -134,7 +165,8 @@ async def health(state: StateDep) -> Health:
                                 restarts=postgres.restarts if postgres else 0),
         llm=LlmHealth(mode="openai" if online else "offline",
                       model=settings.llm_model if online else "local-engine"),
-        search=SearchHealth(providers=chain or [], gateway=_reachability(
+        search=_search_health(gateway_body, _reachability(
             gateway, gateway_ok, _supervised(supervised, "search_gateway", gateway))),
         login_required=state.require_login,
+        accounts=state.accounts_on,
     )

@@ -9,7 +9,8 @@
 * `GET /api/teams`: every team with its members and the number of files shared with it. A team exists while
   someone belongs to it.
 
-A refusal carries a stable name in the `X-Hub-Error` header (`username_taken`, `last_admin`, `owns_documents`,
+While accounts are off (no `HUB_ADMIN_PASSWORD`, no sign-on proxy) every route here answers 404 with the
+reason, named `accounts_off`. A refusal carries a stable name in the `X-Hub-Error` header (`username_taken`, `last_admin`, `owns_documents`,
 `self_delete`, `unknown_user`, …) that the UI says in the reader's language.
 """
 
@@ -22,9 +23,11 @@ from pydantic import BaseModel, Field
 
 from backend.accounts import AccountError
 from backend.api.deps import StateDep
-from backend.api.routers.auth import AdminDep
+from backend.api.routers.auth import AccountsOn, AdminDep
 
-router = APIRouter(prefix="/api", tags=["users"])
+#: Refused (404 `accounts_off`) while accounts are off, before the administrator check.
+router = APIRouter(prefix="/api", tags=["users"], dependencies=[AccountsOn],
+                   responses={404: {"description": "accounts are off on this hub (`accounts_off`)"}})
 
 UserId = Annotated[str, Path(min_length=1, max_length=64)]
 ERRORS: dict[int | str, dict[str, Any]] = {403: {"description": "not an administrator"},

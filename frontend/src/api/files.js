@@ -30,7 +30,8 @@ function parseXhrError(xhr) {
   } catch {
     detail = (xhr.responseText || '').slice(0, 300)
   }
-  return new ApiError(detail || `HTTP ${xhr.status}`, xhr.status, detail)
+  const code = xhr.getResponseHeader?.('X-Hub-Error') || ''
+  return new ApiError(detail || `HTTP ${xhr.status}`, xhr.status, detail, code)
 }
 
 function sendOnce(file, onProgress, signal, visibility) {

@@ -99,3 +99,37 @@ export function withoutQuotedBlocks(text, quotes) {
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trim()
 }
+
+const FILE_URL = /\/api\/files\/([^/\s)]+)\/download[^\s)]*/g
+const LOCATION_LINE = /^(\s*)(파일 위치|Location):\s*(\S+)\s*$/
+
+/**
+ * The answer as it is copied ("답변 복사"): a hub download link means nothing once pasted, so each one gives
+ * way to its file's name. A "파일 위치" line under a source that already names its file goes; a markdown link
+ * to a file keeps its text; any other link to a file becomes the file's name (from `sources`).
+ */
+export function copyableText(text, sources) {
+  const names = new Map()
+  for (const s of sources || []) {
+    if (s?.file_id && s?.file_name) names.set(String(s.file_id), String(s.file_name))
+  }
+  const nameOf = (id) => names.get(decodeURIComponent(id)) || names.get(id) || ''
+  const out = []
+  for (const line of String(text ?? '').split('\n')) {
+    const location = LOCATION_LINE.exec(line)
+    const target = location && new RegExp(FILE_URL.source).exec(location[3])
+    if (target) {
+      const name = nameOf(target[1])
+      const previous = out.at(-1) || ''
+      if (!name || previous.includes(name)) continue
+      out.push(`${location[1]}${location[2]}: ${name}`)
+      continue
+    }
+    out.push(
+      line
+        .replace(/\[([^\]]*)\]\(\/api\/files\/[^)\s]*\)/g, (_, label) => label)
+        .replace(FILE_URL, (_, id) => nameOf(id)),
+    )
+  }
+  return out.join('\n')
+}

@@ -271,6 +271,21 @@ describe('ChatView', () => {
     expect(writeText).toHaveBeenCalledWith(ANSWER.text)
     expect(wrapper.get(tid('copy-button')).text()).toContain('복사됨')
   })
+
+  it('copies file names where the answer holds hub download links', async () => {
+    const writeText = vi.fn().mockResolvedValue(undefined)
+    vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } })
+    const { streams } = setupChat()
+    const wrapper = mount(ChatView)
+    await typeAndSend(wrapper, 'q')
+    const text = '12자 이상입니다.\n\n**출처:**\n- **보안정책.pdf** (p.13–15)\n  파일 위치: /api/files/f1/download'
+    streams[0].event('answer', { ...ANSWER, text })
+    streams[0].close()
+    await settle()
+    await wrapper.get(tid('copy-button')).trigger('click')
+    await settle()
+    expect(writeText).toHaveBeenCalledWith('12자 이상입니다.\n\n**출처:**\n- **보안정책.pdf** (p.13–15)')
+  })
 })
 
 describe('ChatView file events', () => {

@@ -31,10 +31,14 @@ class FakeXHR {
   progress(loaded, total) {
     this.upload.onprogress?.({ lengthComputable: true, loaded, total })
   }
-  respond(status, body) {
+  respond(status, body, headers = {}) {
     this.status = status
     this.responseText = body == null ? '' : JSON.stringify(body)
+    this.responseHeaders = headers
     this.onload?.()
+  }
+  getResponseHeader(name) {
+    return this.responseHeaders?.[name] ?? null
   }
 }
 
@@ -102,7 +106,8 @@ describe('FilePanel', () => {
 
     await vi.waitFor(() => expect(row().get(tid('file-status')).attributes('data-status')).toBe('indexed'), { timeout: 2000 })
     expect(row().get(tid('file-status')).text()).toBe('색인 완료')
-    expect(row().text()).toContain('42개 청크')
+    expect(row().text()).toContain('조각 42개')
+    expect(row().text()).not.toContain('청크')
 
     // Polling stops once nothing is indexing.
     const calls = listCalls
@@ -122,6 +127,28 @@ describe('FilePanel', () => {
     expect(item.attributes('data-state')).toBe('error')
     expect(item.get(tid('upload-error')).text()).toContain('파일이 너무 큽니다 (최대 50MB)')
     expect(wrapper.findAll(tid('file-row'))).toHaveLength(0)
+  })
+
+  it('says a refusal the server names in the reader\'s language, never its English text', async () => {
+    mockFetch({ '/api/files': () => jsonResponse([]) })
+    const wrapper = mount(FilePanel)
+    await settle()
+    await pickFiles(wrapper, [new File([''], 'empty.txt')])
+    FakeXHR.instances[0].respond(400, { detail: 'the file is empty' }, { 'X-Hub-Error': 'empty_file' })
+    await settle()
+    const error = wrapper.get(tid('upload-error')).text()
+    expect(error).toContain('빈 파일입니다. 내용이 있는 파일을 올려 주세요.')
+    expect(error).not.toContain('the file is empty')
+
+    setLocale('en')
+    await pickFiles(wrapper, [new File(['x'], 'scan.pdf')])
+    FakeXHR.instances[1].respond(502, { detail: 'the file-management agent is unreachable at http://127.0.0.1:10013' })
+    await settle()
+    const errors = wrapper.findAll(tid('upload-error'))
+    expect(errors[1].text()).toContain('The file service cannot be reached. Please try again shortly.')
+    expect(errors[1].text()).not.toContain('127.0.0.1')
+    setLocale('ko')
+    wrapper.unmount()
   })
 
   it('formats FastAPI validation errors (422)', async () => {

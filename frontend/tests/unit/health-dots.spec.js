@@ -62,6 +62,45 @@ describe('HealthDots', () => {
     wrapper.unmount()
   })
 
+  it('never shows web research green while no search provider can be reached', async () => {
+    const agents = { web_research: { url: 'x', ok: true, state: 'ok', restarts: 0 } }
+    const gateway = { url: 'g', ok: true, state: 'ok', restarts: 0 }
+    let search = { providers: ['duckduckgo'], gateway, state: 'down', unreachable: ['duckduckgo'] }
+    mockFetch({ '/api/health': () => jsonResponse({ agents, search, llm: { mode: 'offline' } }) })
+    const wrapper = mount(HealthDots, { props: { interval: 60000 } })
+    await settle()
+    const web = dot(wrapper, 'web_research')
+    expect(web.attributes('data-state')).toBe('degraded')
+    expect(web.attributes('data-ok')).toBe('false')
+    expect(web.classes()).not.toContain('ok')
+    expect(web.attributes('title')).toBe('웹 리서치: 검색 제공자에 연결할 수 없음 (duckduckgo)')
+    // The header's offline label is Korean too.
+    expect(wrapper.get('.llm').text()).toBe('오프라인')
+
+    setLocale('en')
+    await settle()
+    expect(dot(wrapper, 'web_research').attributes('title')).toBe('Web research: no search provider can be reached (duckduckgo)')
+    expect(wrapper.get('.llm').text()).toBe('offline')
+    setLocale('ko')
+
+    for (const [body, state, title] of [
+      [{ providers: [], gateway, state: 'down', unreachable: [] }, 'degraded', '웹 리서치: 설정된 검색 제공자가 없음'],
+      [{ providers: [], gateway: { ...gateway, ok: false, state: 'down' }, state: 'down', unreachable: [] }, 'degraded',
+        '웹 리서치: 검색 게이트웨이 응답 없음'],
+      [{ providers: ['serper', 'tavily'], gateway, state: 'degraded', unreachable: ['serper'] }, 'degraded',
+        '웹 리서치: 일부 검색 제공자에 연결할 수 없음 (serper)'],
+      [{ providers: ['local'], gateway, state: 'offline_corpus', unreachable: [] }, 'ok', '웹 리서치: 정상 (오프라인 자료로 검색)'],
+      [{ providers: ['tavily'], gateway, state: 'ok', unreachable: [] }, 'ok', '웹 리서치: 정상'],
+    ]) {
+      search = body
+      await wrapper.vm.load()
+      await settle()
+      expect(dot(wrapper, 'web_research').attributes('data-state')).toBe(state)
+      expect(dot(wrapper, 'web_research').attributes('title')).toBe(title)
+    }
+    wrapper.unmount()
+  })
+
   it('reads a backend that reports only ok', async () => {
     mockFetch({ '/api/health': () => jsonResponse({ agents: { orchestrator: { url: 'x', ok: false } }, llm: { mode: 'offline' } }) })
     const wrapper = mount(HealthDots)

@@ -16,7 +16,15 @@ describe('i18n', () => {
   it('defaults to Korean', () => {
     expect(locale.value).toBe('ko')
     expect(t('chat.send')).toBe('전송')
-    expect(intentLabel('HYBRID')).toBe('🔀 HYBRID')
+    expect(intentLabel('HYBRID')).toBe('🔀 문서 + 웹')
+  })
+
+  it('has no English words in Korean text, outside names, formats, units and key names', () => {
+    const NAMES = new Set(['Agent', 'Hub', 'AI', 'LLM', 'OCR', 'SSO', 'English', 'Enter', 'Shift', 'PDF', 'Word',
+      'Excel', 'HWP', 'HWPX', 'DOCX', 'PPTX', 'XLSX', 'CSV', 'HTML', 'TXT', 'MD', 'USD', 'ms'])
+    const latin = Object.entries(messages.ko).flatMap(([key, text]) =>
+      (text.replace(/\{\w+\}/g, '').match(/[A-Za-z]{2,}/g) || []).filter((w) => !NAMES.has(w)).map((w) => `${key}: ${w}`))
+    expect(latin).toEqual([])
   })
 
   it('switches to English, persists the choice and restores it', () => {
@@ -32,7 +40,7 @@ describe('i18n', () => {
   it('ignores unsupported locales and interpolates parameters', () => {
     setLocale('fr')
     expect(locale.value).toBe('ko')
-    expect(t('files.chunks', { n: 7 })).toBe('7개 청크')
+    expect(t('files.chunks', { n: 7 })).toBe('조각 7개')
     expect(t('no.such.key')).toBe('no.such.key')
   })
 

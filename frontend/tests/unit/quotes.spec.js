@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { quotedPieces, sameLocation, splitAtQuote, withoutQuotedBlocks, withoutSourceSections } from '../../src/lib/quotes.js'
+import {
+  copyableText,
+  quotedPieces,
+  sameLocation,
+  splitAtQuote,
+  withoutQuotedBlocks,
+  withoutSourceSections,
+} from '../../src/lib/quotes.js'
 
 describe('quotedPieces', () => {
   it('finds the pieces of a page that hold a quote across items and spacing', () => {
@@ -46,5 +53,42 @@ describe('withoutQuotedBlocks', () => {
     expect(withoutQuotedBlocks(text, [{ text: 'Each article is split into 100-word chunks.' }]))
       .toBe('문서에서 찾은 답변입니다:\n\n> An unlisted quote.\n> — x.pdf, p.2')
     expect(withoutQuotedBlocks('> kept', [])).toBe('> kept')
+  })
+})
+
+describe('copyableText', () => {
+  const sources = [
+    { type: 'file', file_id: 'f1', file_name: '보안정책.pdf', url: '/api/files/f1/download' },
+    { type: 'file', file_id: 'f2', file_name: 'budget 2026.xlsx', url: '/api/files/f2/download' },
+  ]
+
+  it('gives file names, never a hub download link', () => {
+    const text = [
+      '비밀번호는 12자 이상입니다 ([보안정책.pdf](/api/files/f1/download#page=13)).',
+      '',
+      '**출처:**',
+      '- **보안정책.pdf** (p.13)',
+      '  파일 위치: /api/files/f1/download',
+      '- **예산표**',
+      '  파일 위치: /api/files/f2/download',
+      '- 웹: https://example.com/news',
+    ].join('\n')
+    const copied = copyableText(text, sources)
+    expect(copied).not.toContain('/api/files/')
+    expect(copied).toBe([
+      '비밀번호는 12자 이상입니다 (보안정책.pdf).',
+      '',
+      '**출처:**',
+      '- **보안정책.pdf** (p.13)',
+      '- **예산표**',
+      '  파일 위치: budget 2026.xlsx',
+      '- 웹: https://example.com/news',
+    ].join('\n'))
+  })
+
+  it('keeps text without file links as it is, in English too', () => {
+    expect(copyableText('plain **answer**', sources)).toBe('plain **answer**')
+    expect(copyableText('- **a.pdf**\n  Location: /api/files/f9/download', [])).toBe('- **a.pdf**')
+    expect(copyableText('see /api/files/f2/download?disposition=attachment now', sources)).toBe('see budget 2026.xlsx now')
   })
 })

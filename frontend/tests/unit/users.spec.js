@@ -150,8 +150,8 @@ describe('the users tab', () => {
   beforeEach(() => setLocale('ko'))
   afterEach(() => vi.unstubAllGlobals())
 
-  async function app(me) {
-    server({ '/api/me': () => jsonResponse(me), '/api/health': () => jsonResponse({ status: 'ok', agents: {} }),
+  async function app(me, accounts = true) {
+    server({ '/api/me': () => jsonResponse(me), '/api/health': () => jsonResponse({ agents: {}, accounts }),
       '/api/chats': () => jsonResponse([]), '/api/files': () => jsonResponse([]) })
     const wrapper = mount(App)
     await settle()
@@ -166,6 +166,21 @@ describe('the users tab', () => {
     await wrapper.get(tid('nav-users')).trigger('click')
     await settle()
     expect(wrapper.findAll(tid('user-row'))).toHaveLength(3)
+  })
+
+  it('and the audit tab are not there while accounts are off (local mode), even for its administrator', async () => {
+    const wrapper = await app({ kind: 'local', username: 'local', admin: true, teams: [] }, false)
+    expect(wrapper.find(tid('nav-users')).exists()).toBe(false)
+    expect(wrapper.find(tid('nav-audit')).exists()).toBe(false)
+    expect(wrapper.find(tid('nav-dashboard')).exists()).toBe(true)
+    expect(wrapper.get('nav.tabs').classes()).not.toContain('crowded')
+  })
+
+  it('has an audit tab whose icon is not the dashboard\'s', async () => {
+    const wrapper = await app({ kind: 'user', username: 'admin', admin: true, teams: [] })
+    const icon = (id) => wrapper.get(`${tid(id)} svg path`).attributes('d')
+    expect(icon('nav-audit')).toBeTruthy()
+    expect(new Set(['nav-chat', 'nav-dashboard', 'nav-audit', 'nav-users'].map(icon)).size).toBe(4)
   })
 
   it('is not there for anyone else', async () => {
