@@ -17,6 +17,7 @@ import functools
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -484,8 +485,7 @@ class ReportBuilder:
             if not summary:
                 firsts = [split_sentences(t)[0] for t in texts if split_sentences(t)]
                 summary = " ".join(firsts[:SUMMARY_SENTENCES])
-        conclusion = message("report.basis", language, steps=len(inputs), refs=len(refs))
-        return Report(title, summary, sections, conclusion, refs, language, question=question)
+        return Report(title, summary, sections, basis(refs, language), refs, language, question=question)
 
     def _prompt(self, title: str, focus: str, question: str, inputs: list[ReportInput], refs: list[Reference],
                 language: str) -> list[dict[str, str]]:
@@ -538,3 +538,19 @@ class ReportBuilder:
 
 def prompt_size(messages: list[dict[str, str]]) -> int:
     return len(json.dumps(messages, ensure_ascii=False))
+
+
+#: Sources a report's closing line names before it counts the rest.
+BASIS_NAMED = 3
+
+
+def basis(refs: Sequence[Reference], language: str) -> str:
+    """The offline report's closing line: which sources its content is quoted from (the first `BASIS_NAMED` by
+    name and place, the rest counted), or that the steps it restates named none."""
+    if not refs:
+        return message("report.basis_unsourced", language)
+    names = [f"{ref.label} ({ref.page_label})" if ref.page_label else ref.label for ref in refs[:BASIS_NAMED]]
+    named = ", ".join(names)
+    if len(refs) > BASIS_NAMED:
+        named = message("report.basis_more", language, named=named, more=len(refs) - BASIS_NAMED)
+    return message("report.basis", language, sources=named)

@@ -58,6 +58,9 @@ async def test_offline_hybrid_report_cites_documents_and_web_pages() -> None:
         assert text in markdown and text in document
     assert re.search(r"^## 참고 문헌$", markdown, re.M) and "p.5–7" in document
     assert "/api/files/" not in markdown and "/api/files/" not in document  # a file is cited by name and page
+    # The closing line names what the report quotes, not how many steps it had.
+    assert report.conclusion.startswith("이 보고서의 내용은") and f"{PDF_NAME} (p.5–7)" in report.conclusion
+    assert WEB_SOURCES[0]["title"] in report.conclusion and "단계" not in report.conclusion
     assert report.title.endswith("보고서") and "작성해줘" not in report.title
 
 
@@ -124,6 +127,15 @@ async def test_unreachable_file_store_still_returns_the_report() -> None:
     assert reply.data["status"] == "error" and reply.data["files"] == []
     assert "unreachable" in reply.data["error"] and WEB_SOURCES[0]["url"] in reply.text
     assert "## 참고 문헌" in reply.text  # the whole Markdown report is in the answer
+
+
+def test_the_closing_line_names_the_first_sources_and_counts_the_rest() -> None:
+    from ai_llm.report_writing_agent.report_builder import Reference, basis
+
+    refs = [Reference(i, "web", f"Page {i}", f"https://example.org/{i}") for i in range(1, 6)]
+    assert basis(refs, "en") == "Everything in this report is quoted from Page 1, Page 2, Page 3 and 2 more source(s)."
+    assert basis(refs[:1], "ko") == "이 보고서의 내용은 Page 1에서 인용했습니다."
+    assert "출처가 표시되지 않았습니다" in basis([], "ko")
 
 
 def test_quotes_from_slides_sheets_and_articles_keep_their_source_and_location() -> None:
