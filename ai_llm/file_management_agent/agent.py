@@ -244,7 +244,7 @@ class FileAgent:
         status = message(f"files.status_{record.index_status}", lang) if record.index_status in _LABELLED_STATUSES \
             else record.index_status
         when = record.uploaded_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        error = f" — {record.index_error}" if record.index_status == "error" and record.index_error else ""
+        error = f" — {record.index_error}" if record.index_status in (ERROR, INDEXING) and record.index_error else ""
         return f"| [{record.name}]({record.download_url}) | {record.size:,} | {when} | {status}{error} |"
 
     async def _list(self, command: FileCommand, progress: Progress, lang: str) -> AgentReply:

@@ -67,7 +67,8 @@ def create_app(deps: HubDeps, url: str, *, store: DocumentStore | None = None,
             stale.unlink(missing_ok=True)
         index = rag_index or RagIndex(settings.agent_urls("internal_rag"), token=settings.hub_token,
                                       timeout_s=max(settings.agent_timeout_s, 300.0), eject_s=settings.agent_eject_s)
-        file_service = FileService(FileRecords(db), file_store, index, settings.max_upload_bytes)
+        file_service = FileService(FileRecords(db), file_store, index, settings.max_upload_bytes,
+                                   settings.ui_language)
         state["service"] = file_service
         state["agent"] = FileAgent(file_service, deps.llm, settings.ui_language, settings.hub_token)
         await file_service.resume()

@@ -8,6 +8,7 @@ rename updates the chunks' `file_name`/`file_url` in the same critical section a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ai_llm.common.identity import check_visibility, current_viewer, may_change
+from ai_llm.common.messages import message
 from ai_llm.file_management_agent.document_store import DocumentStore, StoreError, UnsafePath
 from ai_llm.file_management_agent.file_records import (
     ERROR,
@@ -129,15 +131,30 @@ class FileService:
         store: where the bytes live.
         index: the RAG index kept in step (`RagIndex`: the RAG agent's indexing skills).
         max_bytes: upload size limit (`settings.max_upload_bytes`).
+        language: the language of the index messages a person reads in a record (`settings.ui_language`).
+
+    Indexing survives an outage of the RAG agent: when it is unreachable, drops the connection or fails the task,
+    the record stays `indexing` with a message saying it will be retried (the error's own text goes to the log),
+    the agent is asked again after `retry_s`, doubling up to `retry_max_s`, and the document is sent again once
+    the agent answers. Only a document sent `max_attempts` times in a row without a result ends as `error` (after
+    the first, a try is made only when the agent answers: such a document may be what brings it down); a bad
+    document ends as `error` at once, with the agent's reason.
     """
 
-    def __init__(self, records: FileRecords, store: DocumentStore, index: DocumentIndex, max_bytes: int) -> None:
+    retry_s = 2.0
+    retry_max_s = 60.0
+    max_attempts = 5
+
+    def __init__(self, records: FileRecords, store: DocumentStore, index: DocumentIndex, max_bytes: int,
+                 language: str = "ko") -> None:
         self.records = records
         self.store = store
         self.index = index
         self.max_bytes = max_bytes
+        self.language = language
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._waiting: dict[str, asyncio.Event] = {}  # files between two tries; set to try again now
         self.index_runs = 0  # indexing attempts finished (tests and telemetry)
 
     # -- upload ---------------------------------------------------------------------------
@@ -246,10 +263,42 @@ class FileService:
         task.add_done_callback(lambda t: self._tasks.pop(file_id, None) if self._tasks.get(file_id) is t else None)
 
     async def _index(self, file_id: str) -> None:
+        """Index until the file is done (`indexed`, `skipped`, `error`) or gone, waiting out an agent outage."""
+        attempts = 0  # tries in a row without a result
+        delay = self.retry_s
+        while True:
+            failure = await self._index_once(file_id, attempts + 1)
+            if failure is None:
+                return
+            attempts += 1
+            while True:  # wait, then try again only once the agent answers
+                wake = self._waiting[file_id] = asyncio.Event()
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), delay)
+                finally:
+                    self._waiting.pop(file_id, None)
+                delay = min(delay * 2, self.retry_max_s)
+                if wake.is_set() or await self._index_reachable():
+                    break
+
+    async def _index_reachable(self) -> bool:
+        probe = getattr(self.index, "reachable", None)
+        if probe is None:
+            return True
+        try:
+            return bool(await probe())
+        except Exception:  # a probe that fails says the agent is not back
+            log.debug("RAG agent probe failed", exc_info=True)
+            return False
+
+    async def _index_once(self, file_id: str, attempt: int) -> IndexUnavailable | None:
+        """One try; returns the transient failure when the file is to be tried again, else None (the record
+        says how it ended, or the file is gone)."""
         async with self._locks[file_id]:
             record = await self.records.get(file_id)
-            if record is None:
-                return
+            if record is None or record.index_status != INDEXING:
+                return None
             try:
                 path = self.store.local_path(record.stored_name)
                 content = None if path is not None else await self.store.read_all(record.stored_name)
@@ -257,11 +306,21 @@ class FileService:
                                                 file_url=record.download_url, file_id=record.id, path=path,
                                                 content=content, source_kind=record.source_kind,
                                                 owner_id=record.owner_id, visibility=record.visibility)
-            except (IndexUnavailable, StoreError) as exc:
-                await self.records.set_index(file_id, ERROR, f"indexing failed: {exc}")
-            except Exception as exc:  # never leave a record stuck in `indexing`
+            except IndexUnavailable as exc:
+                if exc.transient and attempt < self.max_attempts:
+                    log.warning("indexing %s: the RAG agent is unavailable (try %d); retrying: %s",
+                                file_id, attempt, exc)
+                    await self.records.set_index(file_id, INDEXING, message("files.index_waiting", self.language))
+                    return exc
+                log.error("indexing %s failed (try %d): %s", file_id, attempt, exc)
+                await self.records.set_index(file_id, ERROR, message(
+                    "files.index_gave_up" if exc.transient else "files.index_failed", self.language))
+            except StoreError as exc:
+                log.error("indexing %s failed: the stored file could not be read: %s", file_id, exc)
+                await self.records.set_index(file_id, ERROR, message("files.index_failed", self.language))
+            except Exception:  # never leave a record stuck in `indexing`
                 log.exception("indexing %s failed", file_id)
-                await self.records.set_index(file_id, ERROR, f"indexing failed: {exc}")
+                await self.records.set_index(file_id, ERROR, message("files.index_failed", self.language))
             else:
                 if result.status == "success":
                     await self.records.set_index(file_id, INDEXED, None, result.chunks)
@@ -269,15 +328,19 @@ class FileService:
                     await self.records.set_index(file_id, SKIPPED, result.reason or None,
                                                  result.chunks or None)
                 else:
-                    await self.records.set_index(file_id, ERROR, result.reason or "indexing failed", 0)
+                    await self.records.set_index(
+                        file_id, ERROR, result.reason or message("files.index_failed", self.language), 0)
             finally:
                 self.index_runs += 1
+            return None
 
     async def reindex(self, file_id: str) -> FileRecord:
         """Retry indexing (a file marked `error`, or a forced refresh)."""
         async with self._locks[file_id]:
             record = await self._get(file_id, change=True)
             if record.index_status == INDEXING and file_id in self._tasks:
+                if file_id in self._waiting:  # waiting for the RAG agent: try again now
+                    self._waiting[file_id].set()
                 return record
             await self.records.set_index(file_id, INDEXING, None)
             record.index_status, record.index_error = INDEXING, None
@@ -285,7 +348,8 @@ class FileService:
         return record
 
     async def resume(self) -> int:
-        """Restart indexing of records a previous process left in `indexing`; returns how many."""
+        """Restart indexing of records a previous process left in `indexing` (cut off, or waiting for the RAG
+        agent); returns how many."""
         pending = await self.records.in_status(INDEXING)
         for record in pending:
             if record.id not in self._tasks:
@@ -293,9 +357,12 @@ class FileService:
         return len(pending)
 
     async def wait_idle(self) -> None:
-        """Wait until no background indexing runs."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+        """Wait until no background indexing runs (a file waiting for the RAG agent to come back is idle)."""
+        while True:
+            busy = [task for file_id, task in self._tasks.items() if file_id not in self._waiting]
+            if not busy:
+                return
+            await asyncio.wait(busy, timeout=0.1)
 
     async def close(self) -> None:
         for task in list(self._tasks.values()):

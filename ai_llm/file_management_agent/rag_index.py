@@ -8,11 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ai_llm.common.a2a.client import RemoteAgent, RemoteAgentError
+from ai_llm.common.a2a.client import AgentUnavailable, RemoteAgent, RemoteAgentError
 
 
 class IndexUnavailable(RuntimeError):
-    """The RAG agent could not be reached or failed the call."""
+    """The RAG agent could not be reached or failed the call.
+
+    `transient` is true when the failure says nothing about the document: the agent was not reachable, dropped
+    the connection, or failed the task (a restart, its database away); the call is worth repeating once the
+    agent answers again.
+    """
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass
@@ -61,10 +70,19 @@ class RagIndex:
         try:
             reply = await self.agent.ask(text, data=data)
         except RemoteAgentError as exc:
-            raise IndexUnavailable(str(exc)) from exc
+            raise IndexUnavailable(str(exc), transient=isinstance(exc, AgentUnavailable)) from exc
         if reply.state != "completed":
-            raise IndexUnavailable(reply.text or f"internal_rag answered {reply.state}")
+            raise IndexUnavailable(reply.text or f"internal_rag answered {reply.state}",
+                                   transient=reply.state == "failed")
         return reply.data
+
+    async def reachable(self) -> bool:
+        """Whether the RAG agent answers now (its card, fetched again): asked before a failed call is repeated."""
+        try:
+            await self.agent.card(refresh=True)
+        except Exception:  # refused, dropped, or an answer that is not a card: not back
+            return False
+        return True
 
     async def index(self, *, storage_ref: str, file_name: str, file_url: str, file_id: str,
                     path: Path | None = None, content: bytes | None = None,

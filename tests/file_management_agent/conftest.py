@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -36,10 +36,10 @@ def first_pages(path: Path, count: int) -> bytes:
 TEST_RAG_MODULE = "tests.file_management_agent.rag_test_agent"
 
 
-def start_test_rag(log_dir: Path, port: int | None = None) -> Child:
+def start_test_rag(log_dir: Path, port: int | None = None, env: dict[str, str] | None = None) -> Child:
     """Start the contract-speaking test RAG agent as a real process."""
     port = port or free_port()
-    child = start_module(f"test-rag-{port}", TEST_RAG_MODULE, ["--port", str(port)], {}, log_dir)
+    child = start_module(f"test-rag-{port}", TEST_RAG_MODULE, ["--port", str(port)], env or {}, log_dir)
     child.url = f"http://127.0.0.1:{port}"
     wait_http(child.url + "/.well-known/agent-card.json", child, timeout_s=60)
     return child
@@ -76,6 +76,20 @@ class FileAgentClient:
                 return record  # type: ignore[no-any-return]
             await asyncio.sleep(0.05)
         raise AssertionError(f"{file_id} still indexing")
+
+
+async def until(agent: FileAgentClient, file_id: str, done: Callable[[dict[str, Any]], bool],
+                timeout_s: float = 60.0) -> dict[str, Any]:
+    """Poll the record like the UI does until `done(record)`; generous, for a shared machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        record: dict[str, Any] = (await agent.http.get(f"/files/{file_id}")).json()
+        if done(record):
+            return record
+        if loop.time() > deadline:
+            raise AssertionError(f"{file_id} never reached the state awaited: {record}")
+        await asyncio.sleep(0.1)
 
 
 @asynccontextmanager

@@ -5,6 +5,10 @@ documents in memory, extracts text with pypdf (PDF) or UTF-8 (text), and answers
 `index_document` / `delete_document` / `update_document` / `search_documents` exactly as the contract
 says, so the file agent's A2A client and its consistency rules are exercised over real HTTP.
 
+Outages on cue: a document containing `HANG-ONCE` is held without an answer the first time it arrives (a
+marker file under `$TEST_RAG_MARK_DIR` says it arrived; the test then kills the process), and one containing
+`FAIL-ALWAYS` fails the task every time.
+
 Run: `python -m tests.file_management_agent.rag_test_agent --port N`.
 """
 
@@ -15,6 +19,7 @@ import asyncio
 import base64
 import hashlib
 import io
+import os
 from typing import Any
 
 import anyio
@@ -54,6 +59,12 @@ async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
                    else base64.b64decode(doc["content_b64"]))
             digest = hashlib.sha256(raw).hexdigest()
             ref = doc["storage_ref"]
+            if b"FAIL-ALWAYS" in raw:
+                raise RuntimeError("the test agent fails this document")
+            mark = anyio.Path(os.environ.get("TEST_RAG_MARK_DIR") or ".") / f"{digest}.received"
+            if b"HANG-ONCE" in raw and not await mark.exists():
+                await mark.write_text(ref)
+                await asyncio.sleep(3600)  # the test kills the process meanwhile
             if ref in DOCS and DOCS[ref]["hash"] == digest:
                 results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "skipped",
                                 "chunks": len(DOCS[ref]["chunks"]), "reason": "same content already indexed"})

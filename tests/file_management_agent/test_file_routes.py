@@ -15,10 +15,11 @@ import pytest
 
 from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.common.a2a.server import free_port
+from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
 from ai_llm.hub.process import Child, stop_child
 from tests.conftest import eval_pdf
-from tests.file_management_agent.conftest import clear_records, file_agent, first_pages, start_test_rag
+from tests.file_management_agent.conftest import clear_records, file_agent, first_pages, start_test_rag, until
 
 EXE_BYTES = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff" + b"\x00" * 50 + b"PE\x00\x00" + b"\x01" * 400
 
@@ -170,22 +171,29 @@ async def test_duplicates_rename_and_delete_keep_store_and_index_in_step(deps: H
         assert len(stored) == 2 and not any(first["id"].replace("-", "") in n for n in stored)
 
 
-async def test_failed_index_is_marked_and_retryable(deps: HubDeps, tmp_path: Path) -> None:
+async def test_indexing_waits_for_an_unreachable_rag_agent_and_finishes_when_it_is_back(
+        deps: HubDeps, tmp_path: Path) -> None:
     await clear_records(deps.db)
     port = free_port()
     rag_url = f"http://127.0.0.1:{port}"
     async with file_agent(deps, rag_agent_url=rag_url) as agent:
+        agent.service.retry_s = agent.service.retry_max_s = 0.2
+        agent.service.max_attempts = 2  # tries while the agent is down must not use these up
         created = (await agent.upload("retry.md", b"# Retry\nquokka population survey")).json()
-        record = await agent.wait_indexed(created["id"])
-        assert record["index_status"] == "error" and "unreachable" in record["index_error"]
-        # An unindexed file can still be renamed; the index is told nothing it does not hold.
+        record = await until(agent, created["id"], lambda r: r["index_error"] is not None)
+        # Not a final error: the person reads why it waits, in words from the catalog, not the exception.
+        assert record["index_status"] == "indexing"
+        assert record["index_error"] == message("files.index_waiting", agent.settings.ui_language)
+        await asyncio.sleep(1.5)  # several waits of 0.2 s: the agent is asked, the document is not sent again
+        record = (await agent.http.get(f"/files/{created['id']}")).json()
+        assert record["index_status"] == "indexing" and agent.service.index_runs == 1
+        # A waiting file can still be renamed; the index is told nothing it does not hold.
         assert (await agent.http.patch(f"/files/{created['id']}", json={"name": "quokka.md"})).status_code == 200
         rag = start_test_rag(tmp_path / "logs", port)
         try:
-            retried = await agent.http.post(f"/files/{created['id']}/reindex")
-            assert retried.status_code == 202 and retried.json()["index_status"] == "indexing"
-            record = await agent.wait_indexed(created["id"])
-            assert record["index_status"] == "indexed" and record["index_error"] is None
+            # Nobody re-uploads or asks for a re-index: the agent answers again and the file is indexed.
+            record = await until(agent, created["id"], lambda r: r["index_status"] != "indexing")
+            assert record["index_status"] == "indexed" and record["index_error"] is None and record["chunks"] > 0
             found = (await _search(rag, "quokka"))["sources"]
             assert [s["file_name"] for s in found] == ["quokka.md"]
         finally:

@@ -40,4 +40,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "status_indexed": {"ko": "색인 완료", "en": "indexed"},
     "status_skipped": {"ko": "건너뜀(동일 내용)", "en": "skipped (same content)"},
     "status_error": {"ko": "오류", "en": "error"},
+    "index_waiting": {"ko": "문서 검색 에이전트에 연결할 수 없어 다시 시도합니다.",
+                      "en": "The document search agent cannot be reached; indexing will be retried."},
+    "index_gave_up": {
+        "ko": "문서 검색 에이전트가 이 파일을 여러 번 처리하지 못했습니다. 잠시 후 다시 색인을 요청해 주세요.",
+        "en": "The document search agent failed on this file several times. Ask to re-index it later.",
+    },
+    "index_failed": {"ko": "색인하지 못했습니다. 잠시 후 다시 색인을 요청해 주세요.",
+                     "en": "Indexing failed. Ask to re-index it later."},
 }
