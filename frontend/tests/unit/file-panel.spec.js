@@ -192,6 +192,21 @@ describe('FilePanel', () => {
     expect(b.get(tid('file-status-reason')).text()).toBe('지원하지 않는 형식')
   })
 
+  it('shows why a file still indexing waits, and keeps polling it', async () => {
+    const waiting = '문서 검색 에이전트에 연결할 수 없어 다시 시도합니다.'
+    const fetchMock = mockFetch({
+      '/api/files': () => jsonResponse([record({ id: 'w', index_status: 'indexing', index_error: waiting })]),
+    })
+    const wrapper = mount(FilePanel, { props: { pollInterval: 10 } })
+    await settle()
+    const row = wrapper.get(`${tid('file-row')}[data-file-id="w"]`)
+    expect(row.get(tid('file-status')).text()).toBe('색인 중')
+    expect(row.get(tid('file-status-reason')).text()).toBe(waiting)
+    const listed = () => fetchMock.mock.calls.filter(([url]) => String(url).endsWith('/api/files')).length
+    await vi.waitFor(() => expect(listed()).toBeGreaterThan(1), { timeout: 5000 })
+    wrapper.unmount()
+  })
+
   it('deletes a file only after confirmation', async () => {
     const fetchMock = mockFetch({
       '/api/files': () => jsonResponse([record({ index_status: 'indexed', chunks: 3 })]),

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// Keyboard and screen-reader checks of the built page in headless Chromium, with the hub's API answered by
+// this script (no hub needed): the skip link is the first Tab stop and reaches the chat input; one h1; an
+// answer is announced once, in the status region; its quote opens the document viewer, which keeps Tab
+// inside, closes on Escape and gives the focus back to the quote; at 390 px a long location chip wraps
+// (nothing scrolls sideways).
+//
+// Env: E2E_ARTIFACTS (screenshot dir), CHROMIUM_PATH. Reads the built app from dist/.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist')
+const ORIGIN = 'http://hub.test'
+const ARTIFACTS = path.resolve(process.env.E2E_ARTIFACTS || 'test-artifacts')
+const tid = (id) => `[data-testid="${id}"]`
+const LONG_LOCATION = '부록3_출장비_정산_세부기준_및_증빙서류_제출절차_안내표_제2판_개정본_2026년_12월_시행분_Annex-3-travel-expense-settlement-table-rev2'
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json' }
+
+const FILE = { id: 'f1', name: '출장비_규정.txt', size: 120, content_type: 'text/plain', uploaded_at: '2026-12-01T09:00:00Z',
+  index_status: 'indexed', chunks: 2 }
+const QUOTE = { text: '귀국 후 30일 안에 청구합니다', file_id: 'f1', file_name: FILE.name,
+  location: { kind: 'section', section: '2' }, label: LONG_LOCATION, url: '/api/files/f1/download' }
+const ANSWER = { text: '출장비는 귀국 후 30일 안에 청구합니다.', intent: 'INTERNAL_SEARCH', conversation_id: 'c1',
+  sources: [{ type: 'file', file_id: 'f1', file_name: FILE.name, page_label: LONG_LOCATION, url: '/api/files/f1/download' }],
+  quotes: [QUOTE], steps: [] }
+const sse = (events) => events.map(([type, data]) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`).join('')
+const API = {
+  'GET /api/me': { kind: 'local', username: 'local', admin: false, teams: [] },
+  'GET /api/health': { agents: {}, database: { ok: true }, llm: { mode: 'offline' }, accounts: false },
+  'GET /api/files': [FILE],
+  'GET /api/chats': [],
+  'GET /api/files/f1': FILE,
+  'GET /api/files/f1/passages': { passages: [
+    { text: '1. 목적', location: { kind: 'section', section: '1' } },
+    { text: '출장비는 귀국 후 30일 안에 청구합니다. 영수증을 붙입니다.', location: { kind: 'section', section: '2' } },
+  ] },
+}
+
+function fail(message) {
+  console.error(`✘ ${message}`)
+  process.exit(1)
+}
+
+async function serve(route) {
+  const request = route.request()
+  const url = new URL(request.url())
+  if (url.origin !== ORIGIN) return route.abort()
+  if (url.pathname === '/api/chat' && request.method() === 'POST') {
+    return route.fulfill({ status: 200, contentType: 'text/event-stream', body: sse([
+      ['status', { agent: 'internal_rag', stage: 'search', message: '문서 검색 중' }],
+      ['delta', { text: '출장비는 ' }], ['delta', { text: '귀국 후 30일 안에 청구합니다.' }],
+      ['answer', ANSWER], ['done', {}]]) })
+  }
+  if (url.pathname.startsWith('/api/')) {
+    const body = API[`${request.method()} ${url.pathname}`]
+    return route.fulfill(body === undefined ? { status: 404, json: { detail: 'not mocked' } } : { status: 200, json: body })
+  }
+  const file = path.join(DIST, url.pathname === '/' ? 'index.html' : url.pathname)
+  if (!file.startsWith(DIST) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' })
+  return route.fulfill({ status: 200, contentType: TYPES[path.extname(file)] || 'application/octet-stream',
+    body: fs.readFileSync(file) })
+}
+
+const focused = (page) => page.evaluate(() => {
+  const el = document.activeElement
+  return { testid: el?.dataset?.testid || '', id: el?.id || '', inViewer: Boolean(el?.closest('[data-testid="document-viewer"]')) }
+})
+
+fs.mkdirSync(ARTIFACTS, { recursive: true })
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync'],
+})
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'ko-KR' })
+  await context.route('**/*', serve)
+  const page = await context.newPage()
+  const errors = []
+  page.on('pageerror', (err) => errors.push(err.message))
+  await page.goto(`${ORIGIN}/`, { waitUntil: 'domcontentloaded', timeout: 30000 })
+  await page.waitForSelector(tid('file-row'), { timeout: 30000 })
+
+  await page.keyboard.press('Tab')
+  if ((await focused(page)).testid !== 'skip-link') fail(`the first Tab stop is ${JSON.stringify(await focused(page))}`)
+  if (!(await page.locator(tid('skip-link')).isVisible())) fail('the focused skip link is not visible')
+  await page.keyboard.press('Enter')
+  if ((await focused(page)).id !== 'chat-input') fail(`the skip link led to ${JSON.stringify(await focused(page))}`)
+  console.log('  ✔ Tab 1 is the skip link, and it reaches the chat input')
+  if ((await page.locator('h1').count()) !== 1) fail(`${await page.locator('h1').count()} h1 elements`)
+  console.log('  ✔ one h1')
+
+  await page.keyboard.type('출장비 청구 기한은?')
+  await page.keyboard.press('Enter')
+  await page.waitForSelector(`${tid('answer-message')}[data-streaming="false"]`, { timeout: 30000 })
+  const live = await page.evaluate(() => ({
+    inList: document.querySelectorAll('[data-testid="message-list"][aria-live], [data-testid="message-list"] [aria-live]').length,
+    said: [...document.querySelectorAll('[data-testid="live-announcer"] p')].map((p) => p.textContent),
+  }))
+  if (live.inList) fail('the message list still holds a live region')
+  if (live.said.filter((s) => s.startsWith('답변이 완료')).length !== 1) fail(`announced: ${JSON.stringify(live.said)}`)
+  console.log(`  ✔ the answer is announced once: ${JSON.stringify(live.said)}`)
+
+  const quote = page.locator(tid('quote-item')).first()
+  await quote.focus()
+  await page.keyboard.press('Enter')
+  const viewer = page.locator(tid('document-viewer'))
+  await viewer.waitFor({ timeout: 15000 })
+  await page.waitForSelector(`${tid('document-viewer')}[data-state="ready"] mark`, { timeout: 15000 })
+  if (!(await focused(page)).inViewer) fail('the focus is not in the opened viewer')
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press(i % 2 ? 'Shift+Tab' : 'Tab')
+    await page.keyboard.press('Tab')
+    if (!(await focused(page)).inViewer) fail(`Tab left the viewer for ${JSON.stringify(await focused(page))}`)
+  }
+  const named = await page.evaluate(() => document.querySelector('[data-testid="document-viewer"] mark')
+    ?.previousElementSibling?.textContent)
+  if (!named?.includes('인용된 부분')) fail(`the cited passage is not introduced: ${named}`)
+  await page.keyboard.press('Escape')
+  await viewer.waitFor({ state: 'detached', timeout: 5000 })
+  if ((await focused(page)).testid !== 'quote-item') fail(`closing the viewer left the focus on ${JSON.stringify(await focused(page))}`)
+  console.log('  ✔ the viewer keeps Tab inside, closes on Escape and returns the focus to its quote')
+
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.waitForTimeout(300)
+  const widths = await page.evaluate(() => {
+    const list = document.querySelector('[data-testid="message-list"]')
+    return { page: document.scrollingElement.scrollWidth, list: list.scrollWidth, listClient: list.clientWidth }
+  })
+  await page.screenshot({ path: path.join(ARTIFACTS, 'a11y-390.png') })
+  if (widths.page > 390) fail(`the page is ${widths.page}px wide at 390 px`)
+  if (widths.list > widths.listClient) fail(`the message list scrolls sideways at 390 px: ${JSON.stringify(widths)}`)
+  console.log(`  ✔ at 390 px the long location chip wraps: ${JSON.stringify(widths)}`)
+  if (errors.length) fail(`page errors: ${errors.join('; ')}`)
+  console.log('a11y passed')
+} finally {
+  await browser.close()
+}
