@@ -3,13 +3,26 @@
 // this script (no hub needed): the skip link is the first Tab stop and reaches the chat input; one h1; an
 // answer is announced once, in the status region; its quote opens the document viewer, which keeps Tab
 // inside, closes on Escape and gives the focus back to the quote; at 390 px a long location chip wraps
-// (nothing scrolls sideways).
+// (nothing scrolls sideways); axe-core finds no WCAG 2.1 AA violation on the chat (Korean and English, desktop and
+// 390 px), the open viewer and the search dashboard.
 //
 // Env: E2E_ARTIFACTS (screenshot dir), CHROMIUM_PATH. Reads the built app from dist/.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
 import { chromium } from 'playwright-core'
+
+// axe-core (npm) audits each state for WCAG 2.1 A/AA violations (KWCAG 2.2 follows WCAG 2.1 AA).
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']
+async function audit(page, where) {
+  await page.evaluate(AXE)
+  const result = await page.evaluate((tags) => window.axe.run(document, { runOnly: { type: 'tag', values: tags } }), WCAG)
+  const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`)
+  if (found.length) fail(`axe-core at ${where}: ${found.join('; ')}`)
+  console.log(`  ✔ axe-core: no WCAG 2.1 AA violation at ${where} (${result.passes.length} rules pass)`)
+}
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist')
 const ORIGIN = 'http://hub.test'
@@ -103,6 +116,7 @@ try {
   if (live.inList) fail('the message list still holds a live region')
   if (live.said.filter((s) => s.startsWith('답변이 완료')).length !== 1) fail(`announced: ${JSON.stringify(live.said)}`)
   console.log(`  ✔ the answer is announced once: ${JSON.stringify(live.said)}`)
+  await audit(page, 'the chat with an answer (desktop)')
 
   const quote = page.locator(tid('quote-item')).first()
   await quote.focus()
@@ -119,6 +133,7 @@ try {
   const named = await page.evaluate(() => document.querySelector('[data-testid="document-viewer"] mark')
     ?.previousElementSibling?.textContent)
   if (!named?.includes('인용된 부분')) fail(`the cited passage is not introduced: ${named}`)
+  await audit(page, 'the document viewer')
   await page.keyboard.press('Escape')
   await viewer.waitFor({ state: 'detached', timeout: 5000 })
   if ((await focused(page)).testid !== 'quote-item') fail(`closing the viewer left the focus on ${JSON.stringify(await focused(page))}`)
@@ -134,6 +149,15 @@ try {
   if (widths.page > 390) fail(`the page is ${widths.page}px wide at 390 px`)
   if (widths.list > widths.listClient) fail(`the message list scrolls sideways at 390 px: ${JSON.stringify(widths)}`)
   console.log(`  ✔ at 390 px the long location chip wraps: ${JSON.stringify(widths)}`)
+  await audit(page, 'the chat at 390 px')
+
+  await page.setViewportSize({ width: 1280, height: 860 })
+  await page.click(tid('lang-en'))
+  await page.waitForFunction(() => document.documentElement.lang === 'en', null, { timeout: 5000 })
+  await audit(page, 'the chat in English')
+  await page.click(tid('nav-dashboard'))
+  await page.waitForTimeout(500)
+  await audit(page, 'the search dashboard in English')
   if (errors.length) fail(`page errors: ${errors.join('; ')}`)
   console.log('a11y passed')
 } finally {
