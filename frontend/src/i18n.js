@@ -150,6 +150,13 @@ export const messages = {
     'chat.copyFailed': '복사 실패',
     'chat.sources': '출처',
     'chat.steps': '처리 과정',
+    'chat.stepStatus.ok': '완료',
+    'chat.stepStatus.no_result': '결과 없음',
+    'chat.stepStatus.needs_clarification': '확인 필요',
+    'chat.stepStatus.error': '오류',
+    'chat.stepStatus.timeout': '시간 초과',
+    'chat.stepStatus.unavailable': '연결 안 됨',
+    'chat.stepStatus.skipped': '건너뜀',
     'chat.usage.searches': '검색 {n}회',
     'chat.usage.paid': '검색 제공자 {n}회 {cost}',
     'chat.usage.llm': 'LLM {n}회 · 토큰 {tokens}',
@@ -212,15 +219,15 @@ export const messages = {
     'dash.hitRate': '캐시 적중률',
     'dash.spendChart': '시간대별 비용 (USD)',
     'dash.hitChart': '시간대별 캐시 적중률',
-    'dash.latencyChart': '시간대별 지연 시간 p50 (ms)',
+    'dash.latencyChart': '시간대별 지연 시간 중앙값 (ms)',
     'dash.providers': '제공자별 요약',
     'dash.recent': '최근 검색',
     'dash.col.provider': '제공자',
     'dash.col.requests': '요청',
     'dash.col.spend': '비용',
     'dash.col.hitRate': '적중률',
-    'dash.col.p50': 'p50',
-    'dash.col.p95': 'p95',
+    'dash.col.p50': '지연 중앙값',
+    'dash.col.p95': '지연 95백분위수',
     'dash.col.time': '시각',
     'dash.col.agent': '에이전트',
     'dash.col.query': '검색어',
@@ -391,6 +398,13 @@ export const messages = {
     'chat.copyFailed': 'Copy failed',
     'chat.sources': 'Sources',
     'chat.steps': 'Steps',
+    'chat.stepStatus.ok': 'done',
+    'chat.stepStatus.no_result': 'no result',
+    'chat.stepStatus.needs_clarification': 'needs clarification',
+    'chat.stepStatus.error': 'error',
+    'chat.stepStatus.timeout': 'timed out',
+    'chat.stepStatus.unavailable': 'unreachable',
+    'chat.stepStatus.skipped': 'skipped',
     'chat.usage.searches': '{n} searches',
     'chat.usage.paid': '{n} at a provider, {cost}',
     'chat.usage.llm': 'LLM {n} calls · {tokens} tokens',
@@ -537,6 +551,13 @@ export function agentLabel(agent) {
   const key = `agent.${agent}`
   const label = t(key)
   return label === key ? agent : label
+}
+
+/** Localized label for a plan step's status (`ok`, `no_result`, `timeout`, …), falling back to the status itself. */
+export function stepStatusLabel(status) {
+  const key = `chat.stepStatus.${status}`
+  const label = t(key)
+  return label === key ? String(status ?? '') : label
 }
 
 /** Localized badge text for an intent, or '' for unknown/missing intents. */

@@ -4,7 +4,8 @@ is the first Tab stop and reaches the chat input; one h1; a complete answer is a
 region and the message list is no live region; the document viewer keeps Tab inside, closes on Escape and
 returns the focus to its quote; at 390 px a long location chip wraps instead of scrolling the message list;
 axe-core (npm) finds no WCAG 2.1 A/AA violation on the chat (Korean and English, desktop and 390 px), the open
-viewer and the search dashboard."""
+viewer and the search dashboard; in Korean, the chat (with an answer's steps), the viewer and the dashboard show
+no English words outside names (their visible text and accessible names; the mocked data left out)."""
 
 from __future__ import annotations
 

@@ -26,14 +26,14 @@ MESSAGES: dict[str, dict[str, str]] = {
                  "en": "Stored {name} ({size} bytes); indexing."},
     "which": {"ko": "어느 파일인지 알려 주세요: {names}", "en": "Which file do you mean? {names}"},
     "unknown": {
-        "ko": "파일 작업을 이해하지 못했습니다. 예: '파일 목록 보여줘', 'CDC 가이드 삭제해줘', "
+        "ko": "파일 작업을 이해하지 못했습니다. 예: '파일 목록 보여줘', '출장비 규정 삭제해줘', "
               "'보고서.md 이름을 요약.md로 바꿔줘'.",
         "en": "I did not understand the file operation. "
               "Examples: 'list files', 'delete the CDC guide', 'rename report.md to summary.md'.",
     },
     "need_name": {"ko": "바꿀 새 이름을 알려 주세요 (예: 'A.pdf 이름을 B.pdf로 바꿔줘').",
                   "en": "Tell me the new name (e.g. 'rename A.pdf to B.pdf')."},
-    "need_upload": {"ko": "업로드할 파일을 함께 보내 주세요 (data: name, content_b64).",
+    "need_upload": {"ko": "업로드할 파일을 함께 보내 주세요 (요청 데이터의 `name`, `content_b64`).",
                     "en": "Send the file with the request (data: name, content_b64)."},
     "reindexed": {"ko": "다시 색인을 시작했습니다: {names}", "en": "Re-indexing started: {names}"},
     "status_indexing": {"ko": "색인 중", "en": "indexing"},

@@ -30,5 +30,5 @@ MESSAGES: dict[str, dict[str, str]] = {
     "updated": {"ko": "'{ref}' 문서의 색인 정보 {n}건을 갱신했습니다.", "en": "Updated {n} indexed chunks of '{ref}'."},
     "manage_refused": {"ko": "문서 삭제와 변경은 파일 관리에서 할 수 있습니다.",
                        "en": "Documents are deleted and changed through file management."},
-    "missing_ref": {"ko": "storage_ref가 필요합니다.", "en": "storage_ref is required."},
+    "missing_ref": {"ko": "`storage_ref` 값이 필요합니다.", "en": "storage_ref is required."},
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { mount } from '@vue/test-utils'
 import App from '../../src/App.vue'
-import { LOCALE_KEY, initLocale, intentLabel, locale, messages, setLocale, t } from '../../src/i18n.js'
+import { LOCALE_KEY, initLocale, intentLabel, locale, messages, setLocale, stepStatusLabel, t } from '../../src/i18n.js'
 import { controlledStream, jsonResponse, mockFetch, settle } from './helpers.js'
 
 const tid = (id) => `[data-testid="${id}"]`
@@ -23,7 +23,8 @@ describe('i18n', () => {
     const NAMES = new Set(['Agent', 'Hub', 'AI', 'LLM', 'OCR', 'SSO', 'English', 'Enter', 'Shift', 'PDF', 'Word',
       'Excel', 'HWP', 'HWPX', 'DOCX', 'PPTX', 'XLSX', 'CSV', 'HTML', 'TXT', 'MD', 'USD', 'ms'])
     const latin = Object.entries(messages.ko).flatMap(([key, text]) =>
-      (text.replace(/\{\w+\}/g, '').match(/[A-Za-z]{2,}/g) || []).filter((w) => !NAMES.has(w)).map((w) => `${key}: ${w}`))
+      (text.replace(/\{\w+\}/g, '').match(/(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_]*/g) || [])
+        .filter((w) => w.length > 1 && !NAMES.has(w)).map((w) => `${key}: ${w}`))
     expect(latin).toEqual([])
   })
 
@@ -42,6 +43,14 @@ describe('i18n', () => {
     expect(locale.value).toBe('ko')
     expect(t('files.chunks', { n: 7 })).toBe('조각 7개')
     expect(t('no.such.key')).toBe('no.such.key')
+  })
+
+  it('names a plan step status in words, falling back to the status itself', () => {
+    expect(stepStatusLabel('ok')).toBe('완료')
+    expect(stepStatusLabel('unavailable')).toBe('연결 안 됨')
+    expect(stepStatusLabel('someday')).toBe('someday')
+    setLocale('en')
+    expect(stepStatusLabel('timeout')).toBe('timed out')
   })
 
   it('has the same keys in both languages', () => {
