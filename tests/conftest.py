@@ -27,7 +27,8 @@ from ai_llm.common.store.db import Database, migrate, start_embedded_postgres
 from ai_llm.hub.process import Child, start_module, stop_child, wait_http
 
 for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HUB_TOKEN", "DATABASE_URL", "SUPABASE_URL", "SUPABASE_KEY",
-             "TAVILY_API_KEY", "HUB_HOST", "MCP_SERVERS", "EMBEDDING_PROVIDER", "EMBEDDING_URL"):
+             "TAVILY_API_KEY", "OPENAI_WEB_SEARCH_API_KEY", "GEMINI_API_KEY", "HUB_HOST", "MCP_SERVERS",
+             "EMBEDDING_PROVIDER", "EMBEDDING_URL"):
     os.environ.pop(_var, None)
 
 EVAL_DATA = Path(os.environ.get("HUB_EVAL_DATA", PROJECT_ROOT.parent / "shared" / "eval-data"))

@@ -123,6 +123,11 @@ class Settings(BaseSettings):
     exa_api_key: str | None = None
     brightdata_api_key: str | None = None
     firecrawl_api_key: str | None = None
+    # The model vendors' own web search as gateway providers (`openai_web_search`, `gemini_grounding`).
+    openai_web_search_api_key: str | None = None
+    openai_web_search_base_url: str | None = None
+    gemini_api_key: str | None = None
+    gemini_base_url: str | None = None
     search_config: Path | None = None
     local_corpus: Path | None = None
     fetch_allow_private: bool = False
@@ -182,7 +187,8 @@ class Settings(BaseSettings):
     @field_validator("hub_token", "hub_admin_password", "hub_auth_proxy_header", "hub_auth_proxy_addresses",
                      "hub_allowed_hosts", "openai_api_key", "openai_base_url", "database_url",
                      "supabase_url", "supabase_key", "tavily_api_key", "serper_api_key", "exa_api_key",
-                     "brightdata_api_key", "firecrawl_api_key", "mcp_servers", "embedding_url",
+                     "brightdata_api_key", "firecrawl_api_key", "openai_web_search_api_key",
+                     "openai_web_search_base_url", "gemini_api_key", "gemini_base_url", "mcp_servers", "embedding_url",
                      "embedding_model", "orchestrator_urls", "web_agent_urls", "rag_agent_urls", "file_agent_urls",
                      "report_agent_urls", mode="before")
     @classmethod

@@ -5,7 +5,9 @@ The semantic layer returns the nearest few candidates; the gateway serves one on
 
 Lookups try the chain's partitions in chain order, so a cached answer of the primary provider is preferred;
 stores go to the partition of the provider that answered (one row per partition: providers never overwrite
-each other). TTL: per provider, short for news / `time_range=day`, long otherwise.
+each other). TTL: per provider, short for news / `time_range=day`, long otherwise. A lookup may also name,
+per partition, the oldest entry it accepts (`max_age_s`: a workload whose TTL class is `fresh` does not take
+an entry another workload cached for longer).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from ai_llm.common.store.db import ASYNC_COMMIT, Database
 from ai_llm.search_gateway.models import SearchRequest
 
 log = logging.getLogger(__name__)
+
+#: Lookup condition: the entry is no older than its partition's `max_age_s` (`ages`, in `parts` order).
+_AGE = (" AND created_at > now() - make_interval(secs => (%(ages)s::int[])[array_position(%(parts)s, partition)])")
 
 
 @dataclass
@@ -37,16 +42,19 @@ class SearchCache:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def get_exact(self, partitions: list[str], request: SearchRequest, query_norm: str) -> CacheHit | None:
-        """Read-only lookup (the hit counter is bumped later by `count_hit`, off the response path)."""
+    async def get_exact(self, partitions: list[str], request: SearchRequest, query_norm: str,
+                        max_age_s: list[int] | None = None) -> CacheHit | None:
+        """Read-only lookup (the hit counter is bumped later by `count_hit`, off the response path);
+        `max_age_s`: per partition (same order), the oldest entry accepted."""
         if not partitions:
             return None
         row = await self.db.fetchone(
             "SELECT partition, provider, query, query_norm, response FROM search_cache"
             " WHERE partition = ANY(%(parts)s) AND kind = %(kind)s AND params_key = %(params)s"
-            " AND query_norm = %(norm)s AND expires_at > now()"
+            f" AND query_norm = %(norm)s AND expires_at > now(){_AGE if max_age_s else ''}"
             " ORDER BY array_position(%(parts)s, partition) LIMIT 1",
-            {"parts": partitions, "kind": request.kind, "params": request.params_key(), "norm": query_norm})
+            {"parts": partitions, "kind": request.kind, "params": request.params_key(), "norm": query_norm,
+             "ages": max_age_s})
         if row is None:
             return None
         return CacheHit(row["partition"], row["provider"], row["query"], row["response"],
@@ -59,7 +67,7 @@ class SearchCache:
                                                         hit.query_norm))
 
     async def get_semantic(self, partitions: list[str], request: SearchRequest, embedding: list[float],
-                           threshold: float, limit: int = 5) -> list[CacheHit]:
+                           threshold: float, limit: int = 5, max_age_s: list[int] | None = None) -> list[CacheHit]:
         """The `limit` cached queries nearest to `embedding` with cosine ≥ `threshold`, nearest first.
 
         Candidates only: whether one may be served is the caller's decision (`query_match.same_request`).
@@ -69,10 +77,10 @@ class SearchCache:
         rows = await self.db.fetch(
             "SELECT partition, provider, query, query_norm, response, 1 - (embedding <=> %(emb)s::vector) AS sim"
             " FROM search_cache WHERE partition = ANY(%(parts)s) AND kind = %(kind)s"
-            " AND params_key = %(params)s AND expires_at > now() AND embedding IS NOT NULL"
+            f" AND params_key = %(params)s AND expires_at > now() AND embedding IS NOT NULL{_AGE if max_age_s else ''}"
             " ORDER BY embedding <=> %(emb)s::vector LIMIT %(limit)s",
             {"emb": _vector(embedding), "parts": partitions, "kind": request.kind,
-             "params": request.params_key(), "limit": max(1, limit)})
+             "params": request.params_key(), "limit": max(1, limit), "ages": max_age_s})
         return [CacheHit(row["partition"], row["provider"], row["query"], row["response"], float(row["sim"]),
                          query_norm=row["query_norm"]) for row in rows if float(row["sim"]) >= threshold]
 

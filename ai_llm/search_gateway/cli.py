@@ -35,6 +35,12 @@ def _stats_table(summary: dict[str, Any]) -> str:
                      f"{p['p50_ms']:>10.1f}{p['p95_ms']:>10.1f}")
     if not summary["providers"]:
         lines.append("(no searches recorded)")
+    if summary.get("workloads"):
+        lines += ["", f"{'workload':<14}{'requests':>9}{'spend $':>11}{'hit rate':>10}{'tokens':>10}  providers"]
+        for w in summary["workloads"]:
+            providers = ", ".join(f"{p['provider']} {p['requests']}" for p in w["providers"])
+            lines.append(f"{w['workload']:<14}{w['requests']:>9}{w['spend_usd']:>11.4f}{w['hit_rate']:>10.1%}"
+                         f"{w['tokens']:>10}  {providers}")
     return "\n".join(lines)
 
 
@@ -46,7 +52,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         hours: Annotated[float, typer.Option(help="time window in hours")] = 24.0,
         as_json: Annotated[bool, typer.Option("--json", help="print the dashboard JSON")] = False,
     ) -> None:
-        """Spend, hit rate and p50/p95 latency per provider (from the hub database's telemetry)."""
+        """Spend, hit rate and p50/p95 latency per provider, and spend per workload (from the hub database's
+        telemetry)."""
         if hours <= 0:
             typer.echo("--hours must be positive", err=True)
             raise typer.Exit(2)

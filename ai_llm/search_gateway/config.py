@@ -8,6 +8,7 @@ query.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from ai_llm.common.settings import Settings
 
 DEFAULT_CONFIG = Path(__file__).with_name("search_config.yaml")
 ADAPTERS_DIR = Path(__file__).with_name("providers")
-BUILTIN_PROVIDERS = ("tavily", "duckduckgo", "local")
+BUILTIN_PROVIDERS = ("tavily", "duckduckgo", "local", "openai_web_search", "gemini_grounding")
 DAY = 86_400
 
 
@@ -116,6 +117,24 @@ class AdapterSpec:
     cost_per_call: float = 0.0
 
 
+#: A workload's name: what callers send (`research`, `fact_check`, `news`, `latest`, or one a team adds).
+WORKLOAD_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+#: In a workload's chain, the search kind's own chain (`chain` or `news_chain`) at that place.
+DEFAULT_CHAIN = "default"
+TTL_CLASSES = ("general", "fresh")
+
+
+@dataclass
+class WorkloadConfig:
+    """How one kind of caller is served: its provider chain (None = the kind's chain; `default` inside it
+    stands for the kind's chain), its depth when the caller names none, and its cache TTL class."""
+
+    name: str
+    chain: list[str] | None = None
+    max_results: int | None = None
+    ttl: str | None = None  # general | fresh; None = by the request (fresh for news and time_range=day)
+
+
 @dataclass
 class GatewayConfig:
     path: Path
@@ -125,6 +144,7 @@ class GatewayConfig:
     adapters: dict[str, AdapterSpec]
     cache: CacheConfig
     fetch: FetchConfig
+    workloads: dict[str, WorkloadConfig] = field(default_factory=dict)
 
     def provider(self, name: str) -> ProviderConfig:
         return self.providers.get(name) or ProviderConfig(name=name)
@@ -244,7 +264,60 @@ def load_config(path: Path | None = None) -> GatewayConfig:
                         max_bytes=int(raw_fetch.get("max_bytes", 3 * 1024 * 1024)))
     return GatewayConfig(path=path, chain=_chain(path, data, "chain", known),
                          news_chain=_chain(path, data, "news_chain", known), providers=providers,
-                         adapters=adapters, cache=cache, fetch=fetch)
+                         adapters=adapters, cache=cache, fetch=fetch, workloads=_workloads(path, data, known))
+
+
+def _workloads(path: Path, data: dict[str, Any], known: set[str]) -> dict[str, WorkloadConfig]:
+    """`workloads: {name: {chain: [...], max_results: N, ttl: general|fresh}}`, each key optional."""
+    raw = data.get("workloads") or {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: 'workloads' must be a mapping of workload name -> settings")
+    workloads: dict[str, WorkloadConfig] = {}
+    for name, options in raw.items():
+        if not isinstance(name, str) or not WORKLOAD_NAME.match(name):
+            raise ConfigError(f"{_where(path, name)}: workload name {str(name)!r} must be lower-case letters, "
+                              "digits, '_' or '-' (at most 40, starting with a letter)")
+        if not isinstance(options, dict | None):
+            raise ConfigError(f"{_where(path, name)}: settings of workload {name!r} must be a mapping")
+        options = dict(options or {})
+        keys = {str(k): k for k in options}
+        unknown = set(keys) - {"chain", "max_results", "ttl"}
+        if unknown:
+            raise ConfigError(f"{_where(path, keys[sorted(unknown)[0]])}: workload {name!r} has unknown setting "
+                              f"{sorted(unknown)[0]!r} (known: chain, max_results, ttl)")
+        chain = None
+        if "chain" in options:
+            chain = _chain(path, options, "chain", known | {DEFAULT_CHAIN})
+            if chain is None:
+                raise ConfigError(f"{_where(path, keys['chain'])}: chain of workload {name!r} must list providers "
+                                  f"(or {DEFAULT_CHAIN!r} for the search kind's chain); leave it out for that alone")
+        depth = None
+        if options.get("max_results") is not None:
+            depth = _number(path, "max_results", options["max_results"], int, where=keys["max_results"])
+            if not 1 <= depth <= 20:
+                raise ConfigError(f"{_where(path, keys['max_results'])}: max_results of workload {name!r} must be "
+                                  "from 1 to 20")
+        ttl = options.get("ttl")
+        if ttl is not None and ttl not in TTL_CLASSES:
+            raise ConfigError(f"{_where(path, ttl)}: ttl of workload {name!r} must be general or fresh, not {ttl!r}")
+        workloads[name] = WorkloadConfig(name=name, chain=chain, max_results=depth,
+                                         ttl=str(ttl) if ttl is not None else None)
+    return workloads
+
+
+def resolve_workload_chain(config: GatewayConfig, settings: Settings, workload: WorkloadConfig,
+                           kind: str) -> list[str]:
+    """Provider names a workload tries for a search kind: its chain with `default` replaced by the kind's
+    chain (each provider once), or the kind's chain when the workload names none."""
+    default = resolve_chain(config, settings, kind)
+    if workload.chain is None:
+        return default
+    names: list[str] = []
+    for name in workload.chain:
+        for expanded in default if name == DEFAULT_CHAIN else [name]:
+            if expanded not in names:
+                names.append(expanded)
+    return names
 
 
 def resolve_chain(config: GatewayConfig, settings: Settings, kind: str) -> list[str]:

@@ -19,7 +19,14 @@ from ai_llm.common.settings import Settings
 from ai_llm.common.store.db import Database, migrate, resolve_database_url
 from ai_llm.search_gateway import query_match
 from ai_llm.search_gateway.cache import CacheHit, SearchCache
-from ai_llm.search_gateway.config import GatewayConfig, load_config, resolve_chain
+from ai_llm.search_gateway.config import (
+    WORKLOAD_NAME,
+    ConfigError,
+    GatewayConfig,
+    load_config,
+    resolve_chain,
+    resolve_workload_chain,
+)
 from ai_llm.search_gateway.fetch import PageFetcher
 from ai_llm.search_gateway.models import (
     TIME_RANGES,
@@ -39,6 +46,8 @@ from ai_llm.search_gateway.telemetry import TelemetryRow, record
 log = logging.getLogger(__name__)
 
 MAX_RESULTS_LIMIT = 20
+#: Results per search when neither the caller nor its workload says.
+DEFAULT_MAX_RESULTS = 6
 #: `fetch_pages`: pages per call, and its deadline (default and upper bound, seconds).
 MAX_FETCH_BATCH = 20
 DEFAULT_FETCH_BUDGET_S = 8.0
@@ -73,6 +82,8 @@ def build_provider(name: str, config: GatewayConfig, settings: Settings,
         from ai_llm.search_gateway.providers.duckduckgo import DuckDuckGoProvider
 
         return DuckDuckGoProvider(cost_per_call=pconf.cost_per_call or 0.0, timeout_s=pconf.timeout_s), None
+    if name in ("openai_web_search", "gemini_grounding"):
+        return _native_provider(name, config, settings)
     spec = config.adapters[name]
     from ai_llm.search_gateway.providers.http_adapter import HttpAdapterProvider
 
@@ -82,6 +93,54 @@ def build_provider(name: str, config: GatewayConfig, settings: Settings,
         if not api_key:
             return None, f"no {spec.api_key_setting.upper()}"
     return HttpAdapterProvider(spec, api_key, options, pconf.cost_per_call, pconf.timeout_s), None
+
+
+def check_workload(workload: Any) -> str | None:
+    """A caller's workload name (None for none or an empty one); `ValueError` when it is not a valid name."""
+    if workload is None or workload == "":
+        return None
+    if not isinstance(workload, str) or not WORKLOAD_NAME.match(workload):
+        raise ValueError(f"workload must be lower-case letters, digits, '_' or '-' (at most 40), not {workload!r}")
+    return workload
+
+
+def _native_provider(name: str, config: GatewayConfig,
+                     settings: Settings) -> tuple[SearchProvider | None, str | None]:
+    """A model vendor's own web search: key and base URL from settings (`base_url` in the config wins), model
+    and prices from the config (`model`, `cost_per_call`, `input_usd_per_mtok`, `output_usd_per_mtok`)."""
+    from ai_llm.search_gateway.providers import gemini_grounding, openai_web_search
+    from ai_llm.search_gateway.providers.native import TokenPrices
+
+    pconf = config.provider(name)
+    options = pconf.options
+    module: Any
+    if name == "openai_web_search":
+        module, key, base_url, needs = (openai_web_search, settings.openai_web_search_api_key,
+                                        settings.openai_web_search_base_url, "OPENAI_WEB_SEARCH_API_KEY")
+        make: Any = openai_web_search.OpenAIWebSearchProvider
+    else:
+        module, key, base_url, needs = (gemini_grounding, settings.gemini_api_key, settings.gemini_base_url,
+                                        "GEMINI_API_KEY")
+        make = gemini_grounding.GeminiGroundingProvider
+    if not key:
+        return None, f"no {needs}"
+    default: TokenPrices = module.DEFAULT_PRICES
+    prices = TokenPrices(per_call=default.per_call if pconf.cost_per_call is None else pconf.cost_per_call,
+                         input_per_mtok=_price(config, name, "input_usd_per_mtok", default.input_per_mtok),
+                         output_per_mtok=_price(config, name, "output_usd_per_mtok", default.output_per_mtok))
+    return make(key, base_url=options.get("base_url") or base_url, model=str(options.get("model") or module.DEFAULT_MODEL),
+                prices=prices, timeout_s=pconf.timeout_s), None
+
+
+def _price(config: GatewayConfig, name: str, key: str, default: float) -> float:
+    value = config.provider(name).options.get(key, default)
+    try:
+        price = float(value)
+    except (TypeError, ValueError):
+        price = -1.0
+    if price < 0:
+        raise ConfigError(f"{config.path}: {key} of provider {name} must be a non-negative number, not {value!r}")
+    return price
 
 
 @dataclass
@@ -115,6 +174,8 @@ class SearchGateway:
     _writer: asyncio.Task[None] | None = None
     provider_calls: int = 0
     reachability: Reachability = field(default_factory=Reachability)
+    #: Per configured workload, its chain per search kind (providers without a key left out).
+    workload_chains: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     @classmethod
     def create(cls, settings: Settings, config: GatewayConfig | None = None, db: Database | None = None,
@@ -125,9 +186,11 @@ class SearchGateway:
         providers: dict[str, SearchProvider] = {}
         skipped: dict[str, str] = {}
         chains: dict[str, list[str]] = {}
-        for kind in ("web", "news"):
+
+        def usable(names: list[str]) -> list[str]:
+            """The providers of `names` that can search (built once each; those without a key skipped)."""
             chain = []
-            for name in resolve_chain(config, settings, kind):
+            for name in names:
                 if name not in providers and name not in skipped:
                     provider, reason = build_provider(name, config, settings, local)
                     if provider is None:
@@ -137,11 +200,17 @@ class SearchGateway:
                         providers[name] = provider
                 if name in providers:
                     chain.append(name)
-            chains[kind] = chain
+            return chain
+
+        for kind in ("web", "news"):
+            chains[kind] = usable(resolve_chain(config, settings, kind))
+        workload_chains = {name: {kind: usable(resolve_workload_chain(config, settings, workload, kind))
+                                  for kind in ("web", "news")}
+                           for name, workload in config.workloads.items()}
         fetcher = PageFetcher(local, allow_private=settings.fetch_allow_private, timeout_s=config.fetch.timeout_s,
                               max_bytes=config.fetch.max_bytes)
         return cls(settings=settings, config=config, providers=providers, chains=chains, skipped=skipped,
-                   local=local, db=db, embeddings=embeddings, fetcher=fetcher)
+                   local=local, db=db, embeddings=embeddings, fetcher=fetcher, workload_chains=workload_chains)
 
     async def open(self) -> None:
         """Open the shared database (cache + telemetry) and the embeddings adapter; degrade, never fail."""
@@ -209,7 +278,10 @@ class SearchGateway:
 
     def describe(self) -> dict[str, Any]:
         """What /healthz reports: chains, skipped providers, cache state, corpus size."""
-        return {"chains": self.chains, "skipped": self.skipped, "cache": self.cache is not None,
+        workloads = {name: {**self.workload_chains[name], "max_results": w.max_results, "ttl": w.ttl}
+                     for name, w in self.config.workloads.items()}
+        return {"chains": self.chains, "workloads": workloads, "skipped": self.skipped,
+                "cache": self.cache is not None,
                 "semantic_cache": bool(self.cache is not None and self.embeddings is not None
                                        and self.config.cache.semantic),
                 "local_corpus_pages": len(self.local.pages) if self.local else 0,
@@ -221,11 +293,18 @@ class SearchGateway:
 
     # --- search -----------------------------------------------------------------------------------------
     def make_request(self, query: str, kind: Kind, max_results: Any, region: str | None, time_range: str | None,
-                     include_domains: Any = None, exclude_domains: Any = None) -> tuple[SearchRequest, str | None]:
-        """Validate and normalise tool arguments; `ValueError` with a clear message on bad input."""
+                     include_domains: Any = None, exclude_domains: Any = None,
+                     workload: str | None = None) -> tuple[SearchRequest, str | None]:
+        """Validate and normalise tool arguments; `ValueError` with a clear message on bad input.
+
+        `workload` (the caller's kind of work) picks the configured workload's chain, depth (when
+        `max_results` is None) and TTL class; a workload the config does not name gets the kind's chain."""
         text, notice = clean_query(query)
+        workload = check_workload(workload)
+        route = self.config.workloads.get(workload) if workload else None
+        default_depth = route.max_results if route is not None and route.max_results else DEFAULT_MAX_RESULTS
         try:
-            count = int(max_results if max_results is not None else 6)
+            count = int(max_results if max_results is not None else default_depth)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"max_results must be an integer, not {max_results!r}") from exc
         if count < 1:
@@ -239,7 +318,8 @@ class SearchGateway:
                                 region=(region or None) and str(region).strip().lower() or None,
                                 time_range=None if time_range in (None, "all") else time_range,
                                 include_domains=normalize_domains(include_domains),
-                                exclude_domains=normalize_domains(exclude_domains))
+                                exclude_domains=normalize_domains(exclude_domains), workload=workload,
+                                ttl_class=route.ttl if route is not None else None)
         return request, notice
 
     async def _embed(self, text: str) -> list[float] | None:
@@ -259,18 +339,18 @@ class SearchGateway:
                         type(exc).__name__, exc)
             return [None] * len(texts)
 
-    async def search(self, query: str, kind: Kind = "web", max_results: Any = 6, region: str | None = None,
+    async def search(self, query: str, kind: Kind = "web", max_results: Any = None, region: str | None = None,
                      time_range: str | None = None, include_domains: Any = None, exclude_domains: Any = None,
-                     agent: str | None = None) -> dict[str, Any]:
+                     agent: str | None = None, workload: str | None = None) -> dict[str, Any]:
         """Run one search; returns the contract's JSON envelope. Raises `ValueError` on bad input."""
         started = time.perf_counter()
         request, notice = self.make_request(query, kind, max_results, region, time_range, include_domains,
-                                            exclude_domains)
+                                            exclude_domains, workload)
         return await self._answer(request, notice, kind, agent, started)
 
-    async def search_many(self, queries: Any, kind: Kind = "web", max_results: Any = 6, region: str | None = None,
+    async def search_many(self, queries: Any, kind: Kind = "web", max_results: Any = None, region: str | None = None,
                           time_range: str | None = None, include_domains: Any = None, exclude_domains: Any = None,
-                          agent: str | None = None) -> dict[str, Any]:
+                          agent: str | None = None, workload: str | None = None) -> dict[str, Any]:
         """Run up to MAX_SEARCH_BATCH searches at once: `{"responses": [...]}`, one `search` envelope per query
         in the order asked, or `{"query", "error"}` for a query refused (`ValueError` when the list is not
         1 to MAX_SEARCH_BATCH strings).
@@ -282,12 +362,13 @@ class SearchGateway:
         if not isinstance(queries, list) or not 1 <= len(queries) <= MAX_SEARCH_BATCH \
                 or not all(isinstance(q, str) for q in queries):
             raise ValueError(f"queries must list 1 to {MAX_SEARCH_BATCH} strings")
+        workload = check_workload(workload)
         started = time.perf_counter()
         made: list[tuple[SearchRequest, str | None] | str] = []
         for query in queries:
             try:
                 made.append(self.make_request(query, kind, max_results, region, time_range, include_domains,
-                                              exclude_domains))
+                                              exclude_domains, workload))
             except ValueError as exc:
                 made.append(str(exc))
         valid = [m for m in made if not isinstance(m, str)]
@@ -303,19 +384,34 @@ class SearchGateway:
         cache = self.cache
         if cache is None or not requests:
             return [None] * len(requests)
-        exact = await asyncio.gather(*(cache.get_exact(self._partitions(r), r, normalize_query(r.query))
+        exact = await asyncio.gather(*(cache.get_exact(self._partitions(r), r, normalize_query(r.query),
+                                                       self._max_ages(r))
                                        for r in requests), return_exceptions=True)
         misses = [i for i, hit in enumerate(exact) if hit is None]
         vectors = dict(zip(misses, await self._embed_many([requests[i].query for i in misses]), strict=True))
         return [None if isinstance(hit, BaseException) else _Known(hit, vectors.get(i))
                 for i, hit in enumerate(exact)]
 
+    def chain_for(self, request: SearchRequest) -> list[str]:
+        """The providers that answer `request`: its workload's chain when the config has the workload, else
+        the search kind's chain."""
+        routes = self.workload_chains.get(request.workload or "")
+        return routes[request.kind] if routes is not None else self.chains.get(request.kind, [])
+
     def _partitions(self, request: SearchRequest) -> list[str]:
-        return [self.providers[name].partition for name in self.chains.get(request.kind, [])]
+        return [self.providers[name].partition for name in self.chain_for(request)]
+
+    def _max_ages(self, request: SearchRequest) -> list[int] | None:
+        """For a workload of the `fresh` TTL class, the oldest cached entry it takes from each partition (that
+        provider's fresh TTL), whoever cached it; None for the others (any live entry)."""
+        if request.ttl_class != "fresh":
+            return None
+        return [self.config.provider(name).ttl_fresh_s for name in self.chain_for(request)]
 
     async def _answer(self, request: SearchRequest, notice: str | None, kind: Kind, agent: str | None,
                       started: float, known: _Known | None = None) -> dict[str, Any]:
         response = await self._search(request, known)
+        response.workload = request.workload
         response.latency_ms = (time.perf_counter() - started) * 1000
         response.notice = "; ".join(filter(None, [notice, response.notice])) or None
         if self.db is not None:
@@ -323,28 +419,31 @@ class SearchGateway:
             row = TelemetryRow(tool=f"{kind}_search", query=request.query, agent=agent, provider=response.provider,
                                cache=response.cache, branch=response.branch, depth=request.max_results,
                                latency_ms=response.latency_ms, cost_usd=response.cost_usd,
-                               results=len(response.results), error="; ".join(response.errors) or None)
+                               results=len(response.results), error="; ".join(response.errors) or None,
+                               workload=request.workload, tokens=response.tokens)
             self._later(lambda: record(db, row))
         return response.to_dict()
 
     async def _search(self, request: SearchRequest, known: _Known | None = None) -> SearchResponse:
         """Answer from the cache (exact, then semantic) or the provider chain; `known`: the exact lookup and
         query vector already made for this request (`search_many`)."""
-        chain = self.chains.get(request.kind, [])
+        chain = self.chain_for(request)
         partitions = self._partitions(request)
         query_norm = normalize_query(request.query)
         cache = self.cache
         embedding: list[float] | None = None
         if cache is not None:
             try:
-                hit = known.exact if known is not None else await cache.get_exact(partitions, request, query_norm)
+                max_ages = self._max_ages(request)
+                hit = known.exact if known is not None else await cache.get_exact(partitions, request, query_norm,
+                                                                                  max_ages)
                 kind = "exact"
                 if hit is None:
                     embedding = known.embedding if known is not None else await self._embed(request.query)
                     if embedding is not None:
                         candidates = await cache.get_semantic(partitions, request, embedding,
                                                               self.config.cache.semantic_threshold,
-                                                              self.config.cache.semantic_candidates)
+                                                              self.config.cache.semantic_candidates, max_ages)
                         hit = self._pick_semantic(request.query, candidates)
                         kind = "semantic"
                 if hit is not None:
@@ -391,6 +490,7 @@ class SearchGateway:
     async def _run_chain(self, request: SearchRequest, chain: list[str]) -> SearchResponse:
         errors: list[str] = []
         cost = 0.0
+        tokens = 0
         answered = False  # a provider ran the search (even with no results)
         if not chain:
             return SearchResponse(query=request.query, outage=True, notice="no search provider is configured: "
@@ -423,21 +523,23 @@ class SearchGateway:
                 self.reachability.record(name, False, errors[-1])
                 continue
             self.reachability.record(name, True)
-            cost += provider.cost_per_call
+            priced = getattr(results, "cost_usd", None)  # a provider billed by tokens says what this call cost
+            cost += provider.cost_per_call if priced is None else float(priced)
+            tokens += int(getattr(results, "tokens", 0) or 0)
             answered = True
             results = filter_results(results, request)
             if not results:
                 errors.append(f"{name}: no results")
                 continue
             return SearchResponse(query=request.query, results=results, provider=name, cache="miss", branch=branch,
-                                  cost_usd=cost, errors=errors,
+                                  cost_usd=cost, tokens=tokens, errors=errors,
                                   notice=f"answered by fallback provider {name}" if branch else None)
         if not answered:  # every provider failed: an outage, reported as such with each provider's reason
             return SearchResponse(query=request.query, provider=None, cache="miss", branch=len(chain),
-                                  cost_usd=cost, errors=errors, outage=True,
+                                  cost_usd=cost, tokens=tokens, errors=errors, outage=True,
                                   notice="search unavailable: " + "; ".join(errors))
         return SearchResponse(query=request.query, provider=None, cache="miss", branch=len(chain), cost_usd=cost,
-                              errors=errors, notice="no provider returned results")
+                              tokens=tokens, errors=errors, notice="no provider returned results")
 
     # --- fetch ------------------------------------------------------------------------------------------
     async def fetch_pages(self, urls: list[str], timeout_s: float = DEFAULT_FETCH_BUDGET_S,

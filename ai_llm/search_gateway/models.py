@@ -60,10 +60,15 @@ class SearchRequest:
     time_range: str | None = None
     include_domains: tuple[str, ...] = ()
     exclude_domains: tuple[str, ...] = ()
+    #: The caller's workload: it picks the provider chain (and the TTL class), never the cache key.
+    workload: str | None = None
+    ttl_class: str | None = None  # general | fresh, from the workload; None = by kind and time range
 
     @property
     def fresh(self) -> bool:
-        """News and day-range searches go stale fast: they get the short cache TTL."""
+        """News and day-range searches go stale fast: they get the short cache TTL (or as the workload says)."""
+        if self.ttl_class is not None:
+            return self.ttl_class == "fresh"
         return self.kind == "news" or self.time_range == "day"
 
     def params_key(self) -> str:
@@ -91,11 +96,13 @@ class SearchResponse:
     errors: list[str] = field(default_factory=list)
     cached_query: str | None = None
     outage: bool = False  # no provider could search at all (each failed): not the same as "nothing found"
+    tokens: int = 0  # model tokens the providers billed (native search providers), for telemetry
+    workload: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query, "results": [r.to_dict() for r in self.results], "provider": self.provider,
             "cache": self.cache, "branch": self.branch, "latency_ms": round(self.latency_ms, 2),
             "cost_usd": round(self.cost_usd, 6), "notice": self.notice, "errors": self.errors,
-            "cached_query": self.cached_query, "outage": self.outage,
+            "cached_query": self.cached_query, "outage": self.outage, "workload": self.workload,
         }

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 TOOLS = ("web_search", "news_search", "search_many", "fetch_page", "fetch_pages")
 TimeRange = Annotated[str | None, Field(description="day | week | month | year | all")]
 Agent = Annotated[str | None, Field(description="name of the calling agent, for telemetry")]
+Workload = Annotated[str | None, Field(
+    description="the caller's kind of work (e.g. research, fact_check, news, latest): picks the provider chain "
+                "and default depth configured for it (the default chain when not configured); recorded in "
+                "telemetry")]
+MaxResults = Annotated[int | None, Field(description="results wanted (1-20); default: the workload's depth, else 6")]
 
 
 def create_server(settings: Settings, port: int | None = None, gateway: SearchGateway | None = None) -> FastMCP:
@@ -51,29 +56,31 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
                                "gateway. Results carry a 0-1 relevance score.")
 
     @mcp.tool(structured_output=False)
-    async def web_search(query: str, max_results: int = 6, region: str | None = None,
+    async def web_search(query: str, max_results: MaxResults = None, region: str | None = None,
                          time_range: TimeRange = None, include_domains: list[str] | None = None,
-                         exclude_domains: list[str] | None = None, agent: Agent = None) -> dict[str, Any]:
+                         exclude_domains: list[str] | None = None, agent: Agent = None,
+                         workload: Workload = None) -> dict[str, Any]:
         """Search the web. Returns {query, results: [{title, url, snippet, source, score, published_at}],
-        provider, cache (exact|semantic|miss), branch, latency_ms, cost_usd, notice}."""
+        provider, cache (exact|semantic|miss), branch, latency_ms, cost_usd, notice, workload}."""
         return await gw.search(query, "web", max_results, region, time_range, include_domains, exclude_domains,
-                               agent)
+                               agent, workload)
 
     @mcp.tool(structured_output=False)
-    async def news_search(query: str, max_results: int = 6, region: str | None = None,
-                          time_range: TimeRange = None, agent: Agent = None) -> dict[str, Any]:
+    async def news_search(query: str, max_results: MaxResults = None, region: str | None = None,
+                          time_range: TimeRange = None, agent: Agent = None,
+                          workload: Workload = None) -> dict[str, Any]:
         """Search recent news. Same result shape as web_search."""
-        return await gw.search(query, "news", max_results, region, time_range, agent=agent)
+        return await gw.search(query, "news", max_results, region, time_range, agent=agent, workload=workload)
 
     @mcp.tool(structured_output=False)
-    async def search_many(queries: list[str], kind: Literal["web", "news"] = "web", max_results: int = 6,
+    async def search_many(queries: list[str], kind: Literal["web", "news"] = "web", max_results: MaxResults = None,
                           region: str | None = None, time_range: TimeRange = None,
                           include_domains: list[str] | None = None, exclude_domains: list[str] | None = None,
-                          agent: Agent = None) -> dict[str, Any]:
+                          agent: Agent = None, workload: Workload = None) -> dict[str, Any]:
         """Run up to 8 web (or news) searches at once: {responses: [...]}, one web_search result per query in
         the order asked; a query refused comes back as {query, error}."""
         return await gw.search_many(queries, kind, max_results, region, time_range, include_domains,
-                                    exclude_domains, agent)
+                                    exclude_domains, agent, workload)
 
     @mcp.tool(structured_output=False)
     async def fetch_page(url: str, agent: Agent = None) -> dict[str, Any]:

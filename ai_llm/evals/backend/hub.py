@@ -25,7 +25,8 @@ from ai_llm.search_gateway.corpus import write_hotpotqa_corpus
 
 #: Blanked in every child, so a developer's shell cannot turn the offline hub into an online one.
 ONLINE_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "SERPER_API_KEY", "EXA_API_KEY",
-                    "BRIGHTDATA_API_KEY", "FIRECRAWL_API_KEY", "MCP_SERVERS", "SUPABASE_URL", "SUPABASE_KEY")
+                    "BRIGHTDATA_API_KEY", "FIRECRAWL_API_KEY", "OPENAI_WEB_SEARCH_API_KEY", "GEMINI_API_KEY",
+                    "MCP_SERVERS", "SUPABASE_URL", "SUPABASE_KEY")
 
 
 class OfflineLauncher(Launcher):
