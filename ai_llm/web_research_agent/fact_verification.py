@@ -601,7 +601,7 @@ class FactVerifier:
         if progress is not None and queries:  # one line for the round (each line is an event on three hops)
             await progress(message("web.verify_searching", language, query=" · ".join(queries)), stage="search",
                            data={"queries": queries})
-        responses = await tools.search_many(queries, max_results=8, return_exceptions=True)
+        responses = await tools.search_many(queries, max_results=8, return_exceptions=True, workload="fact_check")
         hits: dict[str, SearchHit] = {}
         for response in responses:
             if isinstance(response, BaseException):

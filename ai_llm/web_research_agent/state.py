@@ -67,6 +67,12 @@ class QueryPlan:
     time_range: str | None
     region: str | None
 
+    @property
+    def workload(self) -> str:
+        """What the gateway serves the search as: `latest` for news (the freshest answers: the model vendors'
+        own search first, where the gateway has it), `research` otherwise."""
+        return "latest" if self.news else "research"
+
 
 def source_entry(hit: SearchHit) -> dict[str, Any]:
     """A cited page as the reply's `sources` list holds it."""

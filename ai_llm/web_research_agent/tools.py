@@ -96,7 +96,8 @@ class ResearchTools:
                             data={"queries": list(queries), "tool": tool})
         responses = await self.toolset.search_many(queries, news=plan.news,
                                                    max_results=max_results or self.max_results,
-                                                   region=plan.region, time_range=plan.time_range)
+                                                   region=plan.region, time_range=plan.time_range,
+                                                   workload=plan.workload)
         return list(await asyncio.gather(*(self._keep(q, r) for q, r in zip(queries, responses, strict=True))))
 
     async def _keep(self, query: str, response: SearchResponse) -> list[SearchHit]:

@@ -73,6 +73,7 @@ async def test_answer_cites_sources_from_the_gateway(make_agent: Build) -> None:
     assert len(sent) == stages.count("search") and any(c.operation == "search_many" for c in sent)
     assert [q for c in sent for q in c.args.get("queries") or [c.args["query"]]] == searched
     assert all(c.args["agent"] == "web_research" and c.args["region"] == "wt-wt" for c in sent)
+    assert all(c.args["workload"] == "research" for c in sent)  # the gateway routes and bills by it
 
 
 async def test_nonsense_question_gives_no_result(make_agent: Build) -> None:
@@ -233,6 +234,7 @@ async def test_news_question_uses_news_search_with_time_range_and_region(make_ag
     # News: `news_search`, or for a round of several queries `search_many` of kind news.
     assert (sent[0].operation, sent[0].args.get("kind", "news")) in {("news_search", "news"), ("search_many", "news")}
     assert sent[0].args["time_range"] == "week" and sent[0].args["region"] == "kr-kr"
+    assert sent[0].args["workload"] == "latest"  # news: the freshest route the gateway has
     assert reply.data["status"] == "ok"
     assert reply.data["sources"][0]["url"] == "https://news.example.kr/chip-exports"
     assert "에 따르면" in reply.text and "**출처**" in reply.text

@@ -258,13 +258,15 @@ class SearchToolset:
 
     async def search(self, query: str, *, news: bool = False, max_results: int = 6, region: str | None = None,
                      time_range: str | None = None, include_domains: list[str] | None = None,
-                     exclude_domains: list[str] | None = None) -> SearchResponse:
-        """Run a web (or news) search; news falls back to the search tool's `topic="news"`."""
+                     exclude_domains: list[str] | None = None, workload: str | None = None) -> SearchResponse:
+        """Run a web (or news) search; news falls back to the search tool's `topic="news"`. `workload` names
+        what the search serves (`research`, `latest`, `fact_check`: the hub gateway routes and bills by it; a
+        server whose tool does not declare it never receives it)."""
         _check_time_range(time_range)
         operation = "news_search" if news and self.has_news else "web_search"
         bound = self.bound[operation]
         wanted: dict[str, Any] = {"query": query, "max_results": max_results, "region": region,
-                                  "time_range": time_range, "agent": self.agent_name,
+                                  "time_range": time_range, "agent": self.agent_name, "workload": workload,
                                   "include_domains": include_domains, "exclude_domains": exclude_domains}
         if news and operation == "web_search":
             wanted["topic"] = "news"
@@ -277,7 +279,7 @@ class SearchToolset:
 
     async def search_many(self, queries: Sequence[str], *, news: bool = False, max_results: int = 6,
                           region: str | None = None, time_range: str | None = None,
-                          return_exceptions: bool = False) -> list[Any]:
+                          return_exceptions: bool = False, workload: str | None = None) -> list[Any]:
         """Run a round of searches; their responses in `queries` order.
 
         One `search_many` call (per SEARCH_BATCH queries) when the server offers it: each MCP call is a round
@@ -289,12 +291,13 @@ class SearchToolset:
         bound = self.bound.get("search_many")
         if bound is None or len(queries) < 2:
             return list(await asyncio.gather(*(self.search(q, news=news, max_results=max_results, region=region,
-                                                           time_range=time_range) for q in queries),
+                                                           time_range=time_range, workload=workload)
+                                               for q in queries),
                                              return_exceptions=return_exceptions))
         _check_time_range(time_range)
         batches = [queries[i:i + SEARCH_BATCH] for i in range(0, len(queries), SEARCH_BATCH)]
         wanted = {"kind": "news" if news else "web", "max_results": max_results, "region": region,
-                  "time_range": time_range, "agent": self.agent_name}
+                  "time_range": time_range, "agent": self.agent_name, "workload": workload}
         answers = await asyncio.gather(*(self._search_batch(bound, batch, wanted) for batch in batches),
                                        return_exceptions=return_exceptions)
         out: list[Any] = []
