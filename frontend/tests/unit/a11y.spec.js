@@ -103,6 +103,7 @@ describe('what is only shown is also said', () => {
     const wraps = [...dashboard.findAll('.table-wrap'), ...audit.findAll('.table-wrap')]
     expect(wraps.map((w) => [w.attributes('tabindex'), w.attributes('role'), w.attributes('aria-label')])).toEqual([
       ['0', 'region', '제공자별 요약'],
+      ['0', 'region', '용도별 요약'],
       ['0', 'region', '최근 검색'],
       ['0', 'region', '답변 감사 기록'],
     ])

@@ -17,6 +17,12 @@ const TELEMETRY = {
     { bucket: '2025-03-01T09:00:00Z', provider: 'brave', requests: 4, hits: 0, spend_usd: 0.012, p50_ms: 600 },
     { bucket: '2025-03-01T10:00:00Z', provider: 'brave', requests: 0, hits: 0, spend_usd: 0, p50_ms: 620 },
   ],
+  workloads: [
+    { workload: 'latest', requests: 12, hits: 3, hit_rate: 0.25, spend_usd: 0.21, tokens: 5400, errors: 1,
+      providers: [{ provider: 'openai_web_search', requests: 9 }, { provider: 'tavily', requests: 3 }] },
+    { workload: 'none', requests: 28, hits: 13, hit_rate: 0.4643, spend_usd: 0.06, tokens: 0, errors: 0,
+      providers: [{ provider: 'tavily', requests: 28 }] },
+  ],
   recent: [
     { time: '2025-03-01T10:05:00Z', agent: 'web_research', query: 'EU AI Act 일정', provider: 'tavily', cache: 'semantic', latency_ms: 35, cost_usd: 0, results: 5 },
     { time: '2025-03-01T10:01:00Z', agent: 'web_research', query: '반도체 수출', provider: 'brave', cache: 'miss', latency_ms: 812, cost_usd: 0.003, results: 8 },
@@ -41,6 +47,13 @@ describe('SearchDashboard', () => {
     expect(rows[0].text()).toContain('tavily')
     expect(rows[0].text()).toContain('50%')
     expect(rows[1].text()).toContain('1800 ms')
+
+    // Spend, calls and hits per workload, with the providers that served each.
+    const workloads = wrapper.findAll(tid('workload-row'))
+    expect(workloads.map((w) => w.find('td').text())).toEqual(['latest', '지정 없음'])
+    expect(workloads[0].text()).toContain('$0.21')
+    expect(workloads[0].text()).toContain('25%')
+    expect(workloads[0].text()).toContain('openai_web_search 9 · tavily 3')
 
     const recent = wrapper.findAll(tid('recent-row'))
     expect(recent).toHaveLength(2)
@@ -67,6 +80,8 @@ describe('SearchDashboard', () => {
     expect(wrapper.findAll(tid('provider-row'))).toHaveLength(0)
     expect(wrapper.get(tid('chart-latency')).text()).toContain('데이터 없음')
     expect(wrapper.get(tid('provider-table')).text()).toContain('아직 검색 기록이 없습니다.')
+    expect(wrapper.findAll(tid('workload-row'))).toHaveLength(0)  // an older gateway sends no workloads
+    expect(wrapper.get(tid('workload-table')).text()).toContain('아직 검색 기록이 없습니다.')
   })
 
   it('shows an error when the telemetry request fails', async () => {
