@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
-from ai_llm.search_gateway.models import SearchRequest, SearchResult
+import httpx
+
+from ai_llm.search_gateway.models import ProviderError, RateLimited, SearchRequest, SearchResult
 
 _RANGE_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
 
@@ -68,3 +71,25 @@ def passes_filters(url: str, host: str, request: SearchRequest) -> bool:
 def filter_results(results: list[SearchResult], request: SearchRequest) -> list[SearchResult]:
     """Apply domain filters and the result count, whatever the provider honoured itself."""
     return [result for result in results if passes_filters(result.url, result.source, request)][: request.max_results]
+
+
+async def request_json(name: str, method: str, url: str, *, timeout_s: float, headers: dict[str, str] | None = None,
+                       body: Any = None, params: dict[str, Any] | None = None) -> Any:
+    """One HTTP call of provider `name`; the JSON it answered, or the gateway's usual provider errors (429 →
+    `RateLimited`; other HTTP errors, timeouts, transport failures and a reply that is not JSON →
+    `ProviderError`)."""
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s) as client:
+            response = await client.request(method, url, headers=headers, json=body, params=params)
+    except httpx.TimeoutException as exc:
+        raise ProviderError(f"{name}: timed out") from exc
+    except httpx.HTTPError as exc:
+        raise ProviderError(f"{name}: {type(exc).__name__}: {exc}") from exc
+    if response.status_code == 429:
+        raise RateLimited(f"{name}: HTTP 429 rate limited")
+    if response.status_code >= 400:
+        raise ProviderError(f"{name}: HTTP {response.status_code}: {response.text[:200]}")
+    try:
+        return response.json()
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise ProviderError(f"{name}: malformed response: not JSON") from exc

@@ -11,16 +11,13 @@ Response mapping: `results` (and `news_results`) is a dotted path to the list; e
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import quote_plus, urlsplit, urlunsplit
 
-import httpx
-
 from ai_llm.search_gateway.config import AdapterSpec
-from ai_llm.search_gateway.models import ProviderError, RateLimited, SearchRequest, SearchResult
-from ai_llm.search_gateway.providers.base import rank_score
+from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult
+from ai_llm.search_gateway.providers.base import rank_score, request_json
 
 _SINGLE = re.compile(r"^\{(\w+)\}$")
 
@@ -147,19 +144,6 @@ class HttpAdapterProvider:
 
     async def search(self, request: SearchRequest) -> list[SearchResult]:
         method, url, headers, body, params = self.build_request(request)
-        try:
-            async with httpx.AsyncClient(timeout=self.timeout_s) as client:
-                response = await client.request(method, url, headers=headers, json=body, params=params)
-        except httpx.TimeoutException as exc:
-            raise ProviderError(f"{self.name}: timed out") from exc
-        except httpx.HTTPError as exc:
-            raise ProviderError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code == 429:
-            raise RateLimited(f"{self.name}: HTTP 429 rate limited")
-        if response.status_code >= 400:
-            raise ProviderError(f"{self.name}: HTTP {response.status_code}: {response.text[:200]}")
-        try:
-            data = response.json()
-        except (json.JSONDecodeError, ValueError) as exc:
-            raise ProviderError(f"{self.name}: malformed response: not JSON") from exc
+        data = await request_json(self.name, method, url, timeout_s=self.timeout_s, headers=headers, body=body,
+                                  params=params)
         return self.parse(data, request.kind)

@@ -12,15 +12,12 @@ instead of the flat `cost_per_call`.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
-from ai_llm.search_gateway.models import ProviderError, RateLimited, SearchResult
-from ai_llm.search_gateway.providers.base import rank_score
+from ai_llm.search_gateway.models import ProviderError, SearchResult
+from ai_llm.search_gateway.providers.base import rank_score, request_json
 
 #: Longest snippet kept per source (the cited spans joined).
 MAX_SNIPPET = 600
@@ -75,21 +72,7 @@ async def post_json(name: str, url: str, headers: dict[str, str], body: dict[str
                     timeout_s: float) -> dict[str, Any]:
     """POST `body`; the JSON object answered, or the gateway's usual provider errors (429 → `RateLimited`,
     other HTTP errors, transport failures and a reply that is not a JSON object → `ProviderError`)."""
-    try:
-        async with httpx.AsyncClient(timeout=timeout_s) as client:
-            response = await client.post(url, headers=headers, json=body)
-    except httpx.TimeoutException as exc:
-        raise ProviderError(f"{name}: timed out") from exc
-    except httpx.HTTPError as exc:
-        raise ProviderError(f"{name}: {type(exc).__name__}: {exc}") from exc
-    if response.status_code == 429:
-        raise RateLimited(f"{name}: HTTP 429 rate limited")
-    if response.status_code >= 400:
-        raise ProviderError(f"{name}: HTTP {response.status_code}: {response.text[:200]}")
-    try:
-        data = response.json()
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise ProviderError(f"{name}: malformed response: not JSON") from exc
+    data = await request_json(name, "POST", url, timeout_s=timeout_s, headers=headers, body=body)
     if not isinstance(data, dict):
         raise ProviderError(f"{name}: malformed response: not a JSON object")
     return data
