@@ -314,11 +314,12 @@ def item_scores(model: ReaderModel, rows: Sequence[dict[str, Any]]) -> list[dict
                     "has_evidence": row.get("has_evidence", False), "id": row["id"],
                     "units_asked": top.get("units_asked", 0.0), "states_unit": top.get("states_unit", 1.0),
                     "tuned": top.get("tuned_similarity", 0.0), "window": top.get("window", 0.0),
-                    "cross": top.get("cross", 0.0),
-                    "gated": not (top.get("window", 0.0) > 0 or top.get("cross", 0.0) >= MIN_CROSS) or bool(
-                        top.get("units_asked") and not top.get("states_unit", 1.0)),
+                    # The two gates of `reading.read`, apart so that `ablate` can lift one.
+                    "window_gated": not (top.get("window", 0.0) > 0 or top.get("cross", 0.0) >= MIN_CROSS),
+                    "unit_gated": bool(top.get("units_asked") and not top.get("states_unit", 1.0)),
                     "rule_answerable": row.get("rule_answerable"),
                     "answer_row": answer_row(top, list(np.log(clipped / (1 - clipped))))})
+        out[-1]["gated"] = out[-1]["window_gated"] or out[-1]["unit_gated"]
     return out
 
 
@@ -495,11 +496,8 @@ def _without(rows: Sequence[dict[str, Any]], features: Sequence[str]) -> list[di
 def _ungated(scores: list[dict[str, Any]], gate: str) -> None:
     """Lift one gate from cross-validated scores: the unit gate or the window gate."""
     for s in scores:
-        if "window" not in s:  # a question without candidates
-            continue
-        unit_gated = bool(s.get("units_asked") and not s.get("states_unit", 1.0))
-        window_gated = not (s["window"] > 0 or s.get("cross", 0.0) >= MIN_CROSS)
-        s["gated"] = window_gated if gate == "unit" else unit_gated
+        if "gated" in s:  # a question without candidates has no gates
+            s["gated"] = s["window_gated"] if gate == "unit" else s["unit_gated"]
 
 
 def paired_interval(a: Sequence[float], b: Sequence[float], seed: int = SEED) -> list[float]:
