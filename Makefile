@@ -36,9 +36,12 @@ ui:
 		cd frontend && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build; \
 	fi
 
-# Debian's Chromium drives the browser tests (never a browser download).
+# Debian's Chromium drives the browser tests (never a browser download), with a Korean font (Nanum) and an emoji
+# font so the Korean page is laid out, and its screenshots read, as a person sees them, not as empty boxes.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@{ fc-list :lang=ko 2>/dev/null | grep -q . && fc-list 2>/dev/null | grep -qi emoji; } || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-nanum fonts-noto-color-emoji >/dev/null; }
 
 # Debian's Tesseract with the Korean and English data reads scans and images (formats/ocr.py).
 ocr:
