@@ -31,7 +31,14 @@ from ai_llm.common.identity import current_viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.store.conversations import ConversationStore, MemoryConversationStore
-from ai_llm.file_management_agent.file_records import ERROR, INDEXED, INDEXING, SKIPPED, FileRecord
+from ai_llm.file_management_agent.file_records import (
+    ERROR,
+    INDEXED,
+    INDEXING,
+    NOT_INDEXED,
+    SKIPPED,
+    FileRecord,
+)
 from ai_llm.file_management_agent.file_safety import PDF
 from ai_llm.file_management_agent.file_service import FileError, FileService
 from ai_llm.file_management_agent.http_routes import AUDIENCE
@@ -55,7 +62,7 @@ STATE_AGENT = "file_management"
 PENDING_KEY = "pending_delete"
 READ_PREVIEW_CHARS = 4000
 #: Index statuses the catalog names (`files.status_<status>`); another one is shown as it is.
-_LABELLED_STATUSES = frozenset({INDEXING, INDEXED, SKIPPED, ERROR})
+_LABELLED_STATUSES = frozenset({INDEXING, INDEXED, SKIPPED, ERROR, NOT_INDEXED})
 
 @dataclass
 class PendingDeletion:
@@ -245,7 +252,9 @@ class FileAgent:
             else record.index_status
         when = record.uploaded_at.astimezone().strftime("%Y-%m-%d %H:%M")
         error = f" — {record.index_error}" if record.index_status in (ERROR, INDEXING) and record.index_error else ""
-        return f"| [{record.name}]({record.download_url}) | {record.size:,} | {when} | {status}{error} |"
+        # A record's other formats (a report's DOCX) are links beside its own.
+        formats = "".join(f" · [{a.format.upper()}]({record.download_url}?format={a.format})" for a in record.alternates)
+        return f"| [{record.name}]({record.download_url}){formats} | {record.size:,} | {when} | {status}{error} |"
 
     async def _list(self, command: FileCommand, progress: Progress, lang: str) -> AgentReply:
         await progress(message("files.listing", lang), stage="list")

@@ -1,8 +1,12 @@
 """HTTP routes of the file-management agent, beside its A2A endpoint (same bearer-token check).
 
 `POST /files?name=` streams the raw body into the store, `GET /files[/{id}]` lists records,
-`GET /files/{id}/content` serves the bytes with HTTP range support, `PATCH`/`DELETE /files/{id}` rename
-(`{"name"}`), re-share (`{"visibility"}`) and delete, `POST /files/{id}/reindex` retries indexing. The backend proxies the UI's `/api/files` here.
+`GET /files/{id}/content[?format=docx]` serves the bytes (of the record, or of its alternate format) with HTTP
+range support, `PUT /files/{id}/formats/{format}` stores the raw body as the record's alternate format,
+`PATCH`/`DELETE /files/{id}` rename (`{"name"}`), re-share (`{"visibility"}`) and delete (every format),
+`POST /files/{id}/index` adds a file kept out of the index, or one whose indexing failed, to the documents (409
+when it is indexed or being indexed), `POST /files/{id}/reindex` indexes again whatever its state. The backend
+proxies the UI's `/api/files` here.
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ def file_routes(service_of: Callable[[], FileService], hub_token: str | None = N
 
     async def content(request: Request) -> Response:
         service = service_of()
-        record = await service.get(request.path_params["file_id"])
+        record = await service.stored_object(request.path_params["file_id"], request.query_params.get("format"))
         disposition = "inline" if request.query_params.get("disposition") == "inline" else "attachment"
         headers = {"Accept-Ranges": "bytes", "ETag": f'"{record.sha256}"',
                    "Content-Disposition": content_disposition(record.name, disposition),
@@ -158,6 +162,17 @@ def file_routes(service_of: Callable[[], FileService], hub_token: str | None = N
         record = await service_of().reindex(request.path_params["file_id"])
         return JSONResponse(record.to_dict(), status_code=202)
 
+    async def add_to_documents(request: Request) -> Response:
+        record = await service_of().add_to_documents(request.path_params["file_id"])
+        return JSONResponse(record.to_dict(), status_code=202)
+
+    async def add_format(request: Request) -> Response:
+        declared = request.headers.get("content-length")
+        record = await service_of().add_format(request.path_params["file_id"], request.path_params["fmt"],
+                                               request.stream(),
+                                               int(declared) if declared and declared.isdigit() else None)
+        return JSONResponse(record.to_dict(), status_code=201)
+
     return [
         Route("/files", guard(upload), methods=["POST"]),
         Route("/files", guard(list_files), methods=["GET"]),
@@ -166,4 +181,6 @@ def file_routes(service_of: Callable[[], FileService], hub_token: str | None = N
         Route("/files/{file_id}", guard(delete), methods=["DELETE"]),
         Route("/files/{file_id}/content", guard(content), methods=["GET"]),
         Route("/files/{file_id}/reindex", guard(reindex), methods=["POST"]),
+        Route("/files/{file_id}/index", guard(add_to_documents), methods=["POST"]),
+        Route("/files/{file_id}/formats/{fmt}", guard(add_format), methods=["PUT"]),
     ]

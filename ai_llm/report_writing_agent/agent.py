@@ -1,13 +1,16 @@
 """The report-writing agent's A2A logic (skill `write_report`).
 
 Input: the instruction plus `data.previous_results` (the orchestrator's `depends_on` results with their
-sources). Output: the report as Markdown and DOCX saved through the file agent's store as the asker's own files
-(not indexed as sources until they add them to the documents); the reply gives the summary, the download links,
-`files` and `sources`. A report with nothing to report is not saved.
+sources). Output: the report saved through the file agent's store as one file record of the asker's, private:
+the Markdown (what the viewer shows, and what is indexed once the person adds it to the documents) with the DOCX
+as its alternate format; the reply gives the summary, both download links, `files` (the one record, with its
+`formats`) and `sources`. A report with nothing to report is not saved.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
 from datetime import datetime
 from typing import Any
@@ -19,6 +22,8 @@ from ai_llm.common.messages import message
 from ai_llm.report_writing_agent.file_store_client import FileStoreClient, ReportSaveError
 from ai_llm.report_writing_agent.report_builder import ReportBuilder
 from ai_llm.report_writing_agent.report_render import reference_line, to_docx, to_markdown
+
+log = logging.getLogger(__name__)
 
 
 def file_stem(title: str, when: datetime) -> str:
@@ -58,17 +63,15 @@ class ReportAgent:
         viewer = identity.viewer_of_metadata(self.hub_token, "report_writing", request.metadata)
         signed = identity.forward(self.hub_token, viewer, "file_management")
         headers = {identity.HEADER: signed[identity.METADATA_KEY]} if signed else None
-        try:
-            # A report with nothing to report is not saved (the reply says why).
-            for name, content in () if report.empty else ((f"{stem}.md", markdown.encode("utf-8")),
-                                                          (f"{stem}.docx", to_docx(report))):
-                record = await self.files.save(name, content, headers=headers)
-                files.append({"id": record["id"], "name": record["name"], "download_url": record["download_url"]})
-        except ReportSaveError as exc:
-            error = str(exc)
+        if not report.empty:  # a report with nothing to report is not saved (the reply says why)
+            try:
+                files.append(await self._save(stem, markdown.encode("utf-8"), to_docx(report), headers))
+            except ReportSaveError as exc:
+                log.warning("report %s not saved: %s", stem, exc)
+                error = message("report.save_failed_detail", lang)
         lines = [f"## {report.title}", "", report.summary, ""]
         if files:
-            links = " · ".join(f"[{f['name']}]({f['download_url']})" for f in files)
+            links = " · ".join(f"[{f['name']}]({f['download_url']})" for f in files[0]["formats"])
             lines += [f"📄 {message('report.download', lang)}: {links}", ""]
         if report.references:
             lines += [f"**{message('report.references', lang)}:**",
@@ -82,3 +85,21 @@ class ReportAgent:
         if error:
             data["error"] = error
         return AgentReply("\n".join(lines).strip(), data)
+
+    async def _save(self, stem: str, markdown: bytes, docx_bytes: bytes,
+                    headers: dict[str, str] | None) -> dict[str, Any]:
+        """One file record: the Markdown, with the DOCX as its alternate format; nothing is left when either fails.
+        Returns the reply's file entry: `id`, `name`, `download_url` (the Markdown) and `formats` (each format's
+        name and link)."""
+        record = await self.files.save(f"{stem}.md", markdown, headers=headers)
+        try:
+            record = await self.files.add_format(record["id"], "docx", docx_bytes, headers=headers)
+        except ReportSaveError:
+            with contextlib.suppress(ReportSaveError):
+                await self.files.delete(record["id"], headers=headers)
+            raise
+        formats = [{"format": "md", "name": record["name"], "download_url": record["download_url"]}]
+        formats += [{"format": a["format"], "name": a["name"], "download_url": a["download_url"]}
+                    for a in record.get("alternates") or []]
+        return {"id": record["id"], "name": record["name"], "download_url": record["download_url"],
+                "formats": formats}

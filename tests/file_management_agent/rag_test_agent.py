@@ -6,8 +6,9 @@ documents in memory, extracts text with pypdf (PDF) or UTF-8 (text), and answers
 says, so the file agent's A2A client and its consistency rules are exercised over real HTTP.
 
 Outages on cue: a document containing `HANG-ONCE` is held without an answer the first time it arrives (a
-marker file under `$TEST_RAG_MARK_DIR` says it arrived; the test then kills the process), and one containing
-`FAIL-ALWAYS` fails the task every time.
+marker file under `$TEST_RAG_MARK_DIR` says it arrived; the test then kills the process), one containing
+`FAIL-ALWAYS` fails the task every time, and one containing `SAVE-FAILS-ONCE` is answered the first time with the
+error the real agent gives while its database restarts ("saving failed: …").
 
 Run: `python -m tests.file_management_agent.rag_test_agent --port N`.
 """
@@ -65,6 +66,12 @@ async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
             if b"HANG-ONCE" in raw and not await mark.exists():
                 await mark.write_text(ref)
                 await asyncio.sleep(3600)  # the test kills the process meanwhile
+            failed = anyio.Path(os.environ.get("TEST_RAG_MARK_DIR") or ".") / f"{digest}.save-failed"
+            if b"SAVE-FAILS-ONCE" in raw and not await failed.exists():
+                await failed.write_text(ref)  # as the real agent answers while its database restarts
+                results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "error", "chunks": 0,
+                                "reason": "saving failed: connection to server at 127.0.0.1 failed: refused"})
+                continue
             if ref in DOCS and DOCS[ref]["hash"] == digest:
                 results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "skipped",
                                 "chunks": len(DOCS[ref]["chunks"]), "reason": "same content already indexed"})

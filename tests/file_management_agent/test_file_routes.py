@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,8 +16,10 @@ import pytest
 
 from ai_llm.common.a2a.client import RemoteAgent
 from ai_llm.common.a2a.server import free_port
+from ai_llm.common.identity import HEADER, issue
 from ai_llm.common.messages import message
 from ai_llm.common.runtime import HubDeps
+from ai_llm.file_management_agent.http_routes import AUDIENCE
 from ai_llm.hub.process import Child, stop_child
 from tests.conftest import eval_pdf
 from tests.file_management_agent.conftest import clear_records, file_agent, first_pages, start_test_rag, until
@@ -279,13 +282,75 @@ async def test_reports_are_tagged_and_indexed_only_when_added(deps: HubDeps, tes
         listed = {r["id"]: r["source_kind"] for r in (await agent.http.get("/files")).json()}
         assert listed == {upload["id"]: "upload", report["id"]: "report"}
         # A report is its person's file, not a source of answers: not indexed until they add it.
-        assert (await agent.http.get(f"/files/{report['id']}")).json()["index_status"] == "skipped"
+        kept_out = (await agent.http.get(f"/files/{report['id']}")).json()
+        assert kept_out["index_status"] == "not_indexed" and kept_out["index_error"] is None
         found = {s["file_id"] for s in (await _search(test_rag, "multi-dose vials"))["sources"]}
         assert upload["id"] in found and report["id"] not in found
-        assert (await agent.http.post(f"/files/{report['id']}/reindex")).status_code < 300
-        await agent.wait_indexed(report["id"])
+        added = await agent.http.post(f"/files/{report['id']}/index")
+        assert added.status_code == 202 and added.json()["index_status"] == "indexing"
+        assert (await agent.wait_indexed(report["id"]))["index_status"] == "indexed"
+        again = await agent.http.post(f"/files/{report['id']}/index")
+        assert again.status_code == 409 and again.json()["error"] == "already_indexed"
         # Added, the tag travelled with the `index_document` call (`documents[].source_kind`).
         found = {s["file_id"]: s["source_kind"] for s in (await _search(test_rag, "multi-dose vials"))["sources"]}
         assert found[upload["id"]] == "upload" and found[report["id"]] == "report"
         refused = await agent.http.post("/files", params={"name": "x.md", "source_kind": "secret"}, content=b"x")
         assert refused.status_code == 400 and refused.json()["error"] == "invalid_source_kind"
+
+
+def _docx(text: str) -> bytes:
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph(text)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+async def test_a_record_holds_a_second_format_served_renamed_and_deleted_with_it(
+        deps: HubDeps, test_rag: Child) -> None:
+    """A report's DOCX is an alternate format of its Markdown record: one record in the list, its bytes served
+    with `?format=docx` under the record's name, following a rename, gone with a delete; only bytes of that
+    format are taken, once; a person who may not change the record may not add to it."""
+    await clear_records(deps.db)
+    token = "formats-test-token"
+    async with file_agent(deps, rag_agent_url=test_rag.url, hub_token=token) as agent:
+        alice = {HEADER: issue(token, AUDIENCE, "u-alice", "alice") or ""}
+        bob = {HEADER: issue(token, AUDIENCE, "u-bob", "bob") or ""}
+        report = (await agent.http.post("/files", params={"name": "여비 보고서.md", "source_kind": "report"},
+                                        content=b"# Travel\nper diem", headers=alice)).json()
+        assert report["visibility"] == "private" and report["alternates"] == []
+        body = _docx("per diem table")
+        url = f"/files/{report['id']}/formats/docx"
+        assert (await agent.http.put(url, content=body, headers=bob)).status_code == 404  # not theirs to see
+        wrong = await agent.http.put(url, content=b"plain text, not a Word file", headers=alice)
+        assert wrong.status_code == 415 and wrong.json()["error"] == "bad_format"
+        added = await agent.http.put(url, content=body, headers=alice)
+        assert added.status_code == 201, added.text
+        [alternate] = added.json()["alternates"]
+        assert alternate["name"] == "여비 보고서.docx" and alternate["size"] == len(body)
+        assert alternate["download_url"] == f"/api/files/{report['id']}/download?format=docx"
+        assert (await agent.http.put(url, content=body, headers=alice)).json()["error"] == "format_exists"
+        listed = (await agent.http.get("/files", headers=alice)).json()
+        assert [r["id"] for r in listed] == [report["id"]]
+        served = await agent.http.get(f"/files/{report['id']}/content", params={"format": "docx"}, headers=alice)
+        assert served.status_code == 200 and served.content == body
+        assert served.headers["content-type"].endswith("wordprocessingml.document")
+        assert quote("여비 보고서.docx", safe="") in served.headers["content-disposition"]
+        part = await agent.http.get(f"/files/{report['id']}/content", params={"format": "docx"},
+                                    headers={**alice, "Range": "bytes=0-3"})
+        assert part.status_code == 206 and part.content == body[:4]
+        own = await agent.http.get(f"/files/{report['id']}/content", headers=alice)
+        assert own.content == b"# Travel\nper diem"  # the record's own bytes: the Markdown
+        missing = await agent.http.get(f"/files/{report['id']}/content", params={"format": "pdf"}, headers=alice)
+        assert missing.status_code == 404 and missing.json()["error"] == "format_not_found"
+        hidden = await agent.http.get(f"/files/{report['id']}/content", params={"format": "docx"}, headers=bob)
+        assert hidden.status_code == 404
+        renamed = (await agent.http.patch(f"/files/{report['id']}", json={"name": "출장 보고서.md"},
+                                          headers=alice)).json()
+        assert renamed["alternates"][0]["name"] == "출장 보고서.docx"
+        root = agent.settings.files_dir
+        assert len([p for p in root.iterdir() if p.name != ".incoming"]) == 2
+        assert (await agent.http.delete(f"/files/{report['id']}", headers=alice)).status_code == 200
+        assert [p for p in root.iterdir() if p.name != ".incoming"] == []

@@ -1,6 +1,6 @@
-"""The report agent as a real process: writes a HYBRID report, saves Markdown + DOCX through a real
-file-agent process (which indexes them via a real RAG-contract agent process, tagged `source_kind: report`),
-links them for download."""
+"""The report agent as a real process: writes a HYBRID report, saves it through a real file-agent process as
+one file record (the Markdown, with the DOCX as its other format; tagged `source_kind: report`, not indexed by the
+real RAG-contract agent process until the person adds it), links both formats for download."""
 
 from __future__ import annotations
 
@@ -42,29 +42,34 @@ async def test_report_is_saved_listed_and_downloadable(agent_processes: AgentPro
                             data={"skill": "write_report", "previous_results": hybrid_results()}, on_status=on_status)
     assert reply.status == "ok", reply.text
     assert [e.stage for e in events] == ["writing", "saving"]
-    assert [f["name"].rsplit(".", 1)[1] for f in reply.data["files"]] == ["md", "docx"]
+    # One file record holds the report: the Markdown, with the DOCX as its other format; the reply links both.
+    [report] = reply.data["files"]
+    assert report["name"].endswith(".md") and report["download_url"] == f"/api/files/{report['id']}/download"
+    assert [(f["format"], f["download_url"]) for f in report["formats"]] == [
+        ("md", f"/api/files/{report['id']}/download"), ("docx", f"/api/files/{report['id']}/download?format=docx")]
+    assert report["formats"][1]["name"] == report["name"][:-3] + ".docx"
+    for f in report["formats"]:
+        assert f"[{f['name']}]({f['download_url']})" in reply.text
     assert {s["type"] for s in reply.data["sources"]} == {"file", "web"}
     assert reply.data["sources"][0]["file_name"] == PDF_NAME and reply.data["sources"][0]["page_label"] == "p.5–7"
-    for f in reply.data["files"]:
-        assert f"({f['download_url']})" in reply.text and f["download_url"] == f"/api/files/{f['id']}/download"
     async with httpx.AsyncClient(base_url=files.url or "", timeout=30) as http:
-        listed = {r["id"]: r for r in (await http.get("/files")).json()}
-        md_file, docx_file = reply.data["files"]
-        assert set(listed) == {md_file["id"], docx_file["id"]}
-        assert listed[docx_file["id"]]["content_type"].endswith("wordprocessingml.document")
-        document = docx.Document(io.BytesIO((await http.get(f"/files/{docx_file['id']}/content")).content))
+        [listed] = (await http.get("/files")).json()
+        assert listed["id"] == report["id"] and listed["content_type"].startswith("text/markdown")
+        assert [a["format"] for a in listed["alternates"]] == ["docx"]
+        assert listed["alternates"][0]["content_type"].endswith("wordprocessingml.document")
+        docx_bytes = (await http.get(f"/files/{report['id']}/content", params={"format": "docx"})).content
+        document = docx.Document(io.BytesIO(docx_bytes))
         text = "\n".join(p.text for p in document.paragraphs)
-        markdown = (await http.get(f"/files/{md_file['id']}/content")).text
+        markdown = (await http.get(f"/files/{report['id']}/content")).text
         for reference in expected_reference_texts():
             assert reference in text and reference in markdown
         assert document.paragraphs[0].text == reply.data["title"]
-        # The asker's own files, tagged as the hub's reports, and not sources of answers (not indexed) until
-        # the person adds them to the documents.
-        assert {r["index_status"] for r in (await http.get("/files")).json()} == {"skipped"}
-        assert {r["source_kind"] for r in (await http.get("/files")).json()} == {"report"}
+        # The asker's own file, tagged as the hub's report, and not a source of answers (not indexed) until
+        # the person adds it to the documents.
+        assert listed["index_status"] == "not_indexed" and listed["source_kind"] == "report"
     found = await RemoteAgent(test_rag.url or "", name="internal_rag").ask(
         "hand hygiene", data={"skill": "search_documents"})
-    assert not {s.get("file_id") for s in found.data.get("sources") or []} & {md_file["id"], docx_file["id"]}
+    assert report["id"] not in {s.get("file_id") for s in found.data.get("sources") or []}
 
     empty = await agent.ask("보고서 작성해줘", data={"skill": "write_report", "previous_results": []})
     assert empty.status == "no_result" and "보고할 내용이 없습니다" in empty.text

@@ -10,6 +10,7 @@ import pytest
 
 from ai_llm.common.a2a.server import AgentRequest, Progress, free_port
 from ai_llm.common.llm import LLMError, LocalEngine
+from ai_llm.common.messages import message
 from ai_llm.common.text import split_sentences
 from ai_llm.report_writing_agent.agent import ReportAgent
 from ai_llm.report_writing_agent.file_store_client import FileStoreClient
@@ -125,7 +126,9 @@ async def test_unreachable_file_store_still_returns_the_report() -> None:
     reply = await agent(AgentRequest(text=INSTRUCTION, data={"previous_results": hybrid_results()}),
                         Progress("report_writing"))
     assert reply.data["status"] == "error" and reply.data["files"] == []
-    assert "unreachable" in reply.data["error"] and WEB_SOURCES[0]["url"] in reply.text
+    # The person reads what happened and what to do (the catalog's words), never the connection error's text.
+    assert reply.data["error"] == message("report.save_failed_detail", "ko") and "127.0.0.1" not in reply.text
+    assert WEB_SOURCES[0]["url"] in reply.text
     assert "## 참고 문헌" in reply.text  # the whole Markdown report is in the answer
 
 

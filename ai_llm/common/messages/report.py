@@ -8,6 +8,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "saving": {"ko": "💾 보고서 파일을 저장하는 중…", "en": "💾 Saving the report files…"},
     "download": {"ko": "다운로드", "en": "Download"},
     "save_failed": {"ko": "보고서 파일을 저장하지 못했습니다", "en": "Could not save the report files"},
+    "save_failed_detail": {
+        "ko": "파일 저장소가 응답하지 않거나 저장을 거절했습니다. 아래 보고서 내용을 복사해 두고 잠시 후 다시 요청해 "
+              "주세요.",
+        "en": "The file store did not answer or refused the files. Copy the report below and ask again shortly.",
+    },
     "report": {"ko": "보고서", "en": "Report"},
     "summary": {"ko": "요약", "en": "Summary"},
     "conclusion": {"ko": "결론", "en": "Conclusion"},

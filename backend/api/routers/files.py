@@ -12,7 +12,7 @@ import re
 from typing import Annotated, Any, Literal
 
 import httpx
-from fastapi import APIRouter, HTTPException, Path, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
@@ -37,6 +37,8 @@ FILE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 FileId = Annotated[str, Path(pattern=FILE_ID_PATTERN, description="file id from the file list")]
 #: Multipart framing around the file (boundaries, part headers) may add this much to Content-Length.
 MULTIPART_OVERHEAD = 64 * 1024
+#: An alternate format of a file record, as the file agent names it (`docx`).
+FORMAT = re.compile(r"^[a-z0-9]{1,10}$")
 #: A refusal's stable name as the file agent sends it (`{"error": …}`), relayed in `X-Hub-Error`.
 ERROR_CODE = re.compile(r"[a-z_]{1,40}")
 TOO_LARGE = {"X-Hub-Error": "too_large"}
@@ -50,10 +52,15 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A file agent record with its download link pointing at this backend."""
+    """A file agent record with its download links (its own, and each alternate format's) pointing at this
+    backend."""
     out = dict(record)
     if out.get("id"):
         out["download_url"] = f"/api/files/{out['id']}/download"
+        out["alternates"] = [{**a, "download_url": f"/api/files/{out['id']}/download?format={a['format']}"}
+                             for a in out.get("alternates") or []
+                             if isinstance(a, dict) and isinstance(a.get("format"), str)
+                             and FORMAT.fullmatch(a["format"])]
     return out
 
 
@@ -208,22 +215,44 @@ async def delete_file(file_id: FileId, files: FileAgentDep, settings: SettingsDe
     return Response(status_code=204)
 
 
+@router.post("/{file_id}/index", status_code=202, responses={
+    403: {"description": "not the owner"}, 404: {"description": "unknown file"},
+    409: {"description": "already indexed, or being indexed"}})
+async def index_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
+                     principal: PrincipalDep) -> dict[str, Any]:
+    """Add a file to the documents that answer questions (its owner or an admin): a report, which is kept out of
+    the index until its person adds it, or a file whose indexing failed ("다시 색인"). Indexing starts in the
+    background; the record says `indexing`. 409 (`X-Hub-Error: already_indexed` or `indexing`) when it is in the
+    documents already or being indexed."""
+    try:
+        response = await files.post(f"/files/{file_id}/index", headers=identity_headers(settings, principal, FILE_AGENT))
+    except httpx.HTTPError as exc:
+        raise _unreachable(files, exc) from exc
+    if response.status_code >= 400:
+        raise _relay_error(response)
+    return public_record(response.json())
+
+
 @router.get("/{file_id}/download", response_class=StreamingResponse, responses={
     200: {"description": "the file", "content": {"application/octet-stream": {}}},
-    206: {"description": "the requested byte range"}, 404: {"description": "unknown file"},
+    206: {"description": "the requested byte range"}, 404: {"description": "unknown file, or no such format"},
     416: {"description": "range not satisfiable"}})
 async def download_file(file_id: FileId, request: Request, files: FileAgentDep, settings: SettingsDep,
                         principal: PrincipalDep,
-                        disposition: Literal["inline", "attachment"] = "inline") -> Response:
+                        disposition: Literal["inline", "attachment"] = "inline",
+                        format: Annotated[str | None, Query(pattern=FORMAT.pattern, description=(
+                            "another format the record holds (`docx` of a report); its own bytes when absent"))]
+                        = None) -> Response:
     """The file's bytes; honours `Range` so a PDF viewer can open `#page=N`.
 
     Served `inline` by default so the browser's viewer opens the PDF at the cited page;
-    `?disposition=attachment` asks the browser to save it instead.
+    `?disposition=attachment` asks the browser to save it instead. `?format=docx` serves the record's alternate
+    format (a report's DOCX), with the same permissions as the record.
     """
     headers = {k: v for k in PASSED_RANGE_HEADERS if (v := request.headers.get(k)) is not None}
     headers.update(identity_headers(settings, principal, FILE_AGENT))
-    upstream = files.build_request("GET", f"/files/{file_id}/content", headers=headers,
-                                   params={"disposition": disposition})
+    params = {"disposition": disposition, **({"format": format} if format else {})}
+    upstream = files.build_request("GET", f"/files/{file_id}/content", headers=headers, params=params)
     try:
         response = await files.send(upstream, stream=True)
     except httpx.HTTPError as exc:

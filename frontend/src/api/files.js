@@ -18,8 +18,19 @@ export function shareFile(id, visibility) {
   })
 }
 
-export function downloadUrl(id) {
-  return `/api/files/${encodeURIComponent(id)}/download`
+/** The file's download link; `format` names another format the record holds (`docx` of a report). */
+export function downloadUrl(id, format) {
+  const base = `/api/files/${encodeURIComponent(id)}/download`
+  return format ? `${base}?format=${encodeURIComponent(format)}` : base
+}
+
+/**
+ * Add a file to the documents that answer questions: a report (kept out of the index until its person adds it)
+ * or a file whose indexing failed ("다시 색인"). Resolves with the record (now `indexing`); rejects with ApiError,
+ * `code` 'already_indexed' or 'indexing' for a 409.
+ */
+export function indexFile(id) {
+  return apiJson(`/api/files/${encodeURIComponent(id)}/index`, { method: 'POST' })
 }
 
 function parseXhrError(xhr) {
