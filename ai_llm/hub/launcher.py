@@ -458,6 +458,18 @@ class Launcher:
         os.kill(child.proc.pid, sig)
         return child.proc.pid
 
+    def restart(self, name: str, replica: int | None = None, timeout_s: float = 120.0) -> Child:
+        """Start one process again (after `kill`, or in place of a running one, which is killed first) at the
+        same address, and wait until it answers; for a launcher used without `supervise`."""
+        old = self.child(name, replica)
+        instance = self.instances[old.name]
+        if old.alive:
+            os.kill(old.proc.pid, signal.SIGKILL)
+            old.proc.wait(timeout=10)
+        child = self._restart(instance)
+        self._wait(instance, child, time.perf_counter(), timeout_s)
+        return child
+
     def summary(self) -> dict[str, Any]:
         return {
             "pid": os.getpid(),

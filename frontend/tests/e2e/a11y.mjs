@@ -3,8 +3,9 @@
 // this script (no hub needed): the skip link is the first Tab stop and reaches the chat input; one h1; an
 // answer is announced once, in the status region; its quote opens the document viewer, which keeps Tab
 // inside, closes on Escape and gives the focus back to the quote; at 390 px a long location chip wraps
-// (nothing scrolls sideways); axe-core finds no WCAG 2.1 AA violation on the chat (Korean and English, desktop and
-// 390 px), the open viewer and the search dashboard; in Korean, the chat, the viewer and the dashboard show no
+// (nothing scrolls sideways); with a report's and a failed file's controls in the file list, axe-core finds no
+// WCAG 2.1 AA violation on the chat (Korean and English, desktop and 390 px), the open viewer and the search
+// dashboard; in Korean, the chat, the viewer and the dashboard show no
 // English words outside names.
 //
 // Env: E2E_ARTIFACTS (screenshot dir), CHROMIUM_PATH. Reads the built app from dist/.
@@ -62,6 +63,14 @@ const OTHER_FILES = [
   { id: 'f3', name: '예산안.xlsx', size: 4096,
     content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', uploaded_at: '2026-12-03T09:00:00Z',
     index_status: 'indexing', index_error: '문서 검색 에이전트에 연결할 수 없어 다시 시도합니다.', chunks: null },
+  // A report (one record, Markdown with its DOCX; kept out of the index until added) and a file whose indexing
+  // failed: their "문서에 추가" and "다시 색인" buttons and format links are audited too.
+  { id: 'f4', name: '출장비_보고서.md', size: 900, content_type: 'text/markdown', uploaded_at: '2026-12-04T09:00:00Z',
+    index_status: 'not_indexed', chunks: null, source_kind: 'report',
+    alternates: [{ format: 'docx', name: '출장비_보고서.docx', download_url: '/api/files/f4/download?format=docx' }] },
+  { id: 'f5', name: '스캔본.pdf', size: 8192, content_type: 'application/pdf', uploaded_at: '2026-12-05T09:00:00Z',
+    index_status: 'error', index_error: '문서에서 글자를 찾지 못했습니다. 스캔본이라면 글자가 선명한 파일로 다시 올려 주세요.',
+    chunks: null },
 ]
 const QUOTE = { text: '귀국 후 30일 안에 청구합니다', file_id: 'f1', file_name: FILE.name,
   location: { kind: 'section', section: '2' }, label: LONG_LOCATION, url: '/api/files/f1/download' }
@@ -172,6 +181,9 @@ try {
   page.on('pageerror', (err) => errors.push(err.message))
   await page.goto(`${ORIGIN}/`, { waitUntil: 'domcontentloaded', timeout: 30000 })
   await page.waitForSelector(tid('file-row'), { timeout: 30000 })
+  for (const control of ['file-add-to-documents', 'file-reindex', 'file-format-link']) {
+    if (!(await page.locator(tid(control)).count())) fail(`the file list shows no ${control}`)
+  }
 
   await page.keyboard.press('Tab')
   if ((await focused(page)).testid !== 'skip-link') fail(`the first Tab stop is ${JSON.stringify(await focused(page))}`)
