@@ -97,6 +97,10 @@ class CacheConfig:
 class FetchConfig:
     timeout_s: float = 15.0
     max_bytes: int = 3 * 1024 * 1024
+    #: Read where a provider's redirect URLs point (Gemini's grounding sources), one request each, not followed.
+    resolve_redirects: bool = True
+    #: The most a search waits for those requests, all together (seconds); a late one keeps its redirect.
+    redirect_timeout_s: float = 3.0
 
 
 @dataclass
@@ -260,8 +264,13 @@ def load_config(path: Path | None = None) -> GatewayConfig:
                         semantic_guard=bool(raw_cache.get("semantic_guard", True)),
                         semantic_candidates=candidates)
     raw_fetch = data.get("fetch") or {}
+    redirect_timeout = _number(path, "redirect_timeout_s", raw_fetch.get("redirect_timeout_s", 3.0))
+    if not 0 < redirect_timeout <= 30:
+        raise ConfigError(f"{_where(path, 'redirect_timeout_s')}: fetch.redirect_timeout_s must be in (0, 30]")
     fetch = FetchConfig(timeout_s=float(raw_fetch.get("timeout_s", 15.0)),
-                        max_bytes=int(raw_fetch.get("max_bytes", 3 * 1024 * 1024)))
+                        max_bytes=int(raw_fetch.get("max_bytes", 3 * 1024 * 1024)),
+                        resolve_redirects=bool(raw_fetch.get("resolve_redirects", True)),
+                        redirect_timeout_s=redirect_timeout)
     return GatewayConfig(path=path, chain=_chain(path, data, "chain", known),
                          news_chain=_chain(path, data, "news_chain", known), providers=providers,
                          adapters=adapters, cache=cache, fetch=fetch, workloads=_workloads(path, data, known))

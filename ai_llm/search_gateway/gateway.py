@@ -27,7 +27,7 @@ from ai_llm.search_gateway.config import (
     resolve_chain,
     resolve_workload_chain,
 )
-from ai_llm.search_gateway.fetch import PageFetcher
+from ai_llm.search_gateway.fetch import PageFetcher, RedirectResolver
 from ai_llm.search_gateway.models import (
     TIME_RANGES,
     Kind,
@@ -107,7 +107,8 @@ def check_workload(workload: Any) -> str | None:
 def _native_provider(name: str, config: GatewayConfig,
                      settings: Settings) -> tuple[SearchProvider | None, str | None]:
     """A model vendor's own web search: key and base URL from settings (`base_url` in the config wins), model
-    and prices from the config (`model`, `cost_per_call`, `input_usd_per_mtok`, `output_usd_per_mtok`)."""
+    and prices from the config (`model`, `cost_per_call`, `input_usd_per_mtok`, `output_usd_per_mtok`);
+    Gemini's redirects resolved when the config's `fetch.resolve_redirects` allows (under the fetch guard)."""
     from ai_llm.search_gateway.providers import gemini_grounding, openai_web_search
     from ai_llm.search_gateway.providers.native import TokenPrices
 
@@ -128,8 +129,12 @@ def _native_provider(name: str, config: GatewayConfig,
     prices = TokenPrices(per_call=default.per_call if pconf.cost_per_call is None else pconf.cost_per_call,
                          input_per_mtok=_price(config, name, "input_usd_per_mtok", default.input_per_mtok),
                          output_per_mtok=_price(config, name, "output_usd_per_mtok", default.output_per_mtok))
+    extra: dict[str, Any] = {}
+    if name == "gemini_grounding" and config.fetch.resolve_redirects:
+        extra["resolver"] = RedirectResolver(allow_private=settings.fetch_allow_private,
+                                             timeout_s=config.fetch.redirect_timeout_s)
     return make(key, base_url=options.get("base_url") or base_url, model=str(options.get("model") or module.DEFAULT_MODEL),
-                prices=prices, timeout_s=pconf.timeout_s), None
+                prices=prices, timeout_s=pconf.timeout_s, **extra), None
 
 
 def _price(config: GatewayConfig, name: str, key: str, default: float) -> float:
@@ -459,8 +464,10 @@ class SearchGateway:
             ttl = pconf.ttl_fresh_s if request.fresh else pconf.ttl_general_s
             if ttl > 0:
                 try:
-                    await cache.put(provider.partition, provider.name, request, query_norm, embedding,
-                                    {"results": [r.to_dict() for r in response.results]}, ttl)
+                    entry: dict[str, Any] = {"results": [r.to_dict() for r in response.results]}
+                    if response.provider_answer is not None:
+                        entry["provider_answer"] = response.provider_answer
+                    await cache.put(provider.partition, provider.name, request, query_norm, embedding, entry, ttl)
                 except Exception as exc:
                     log.warning("cache store failed: %s", exc)
         return response
@@ -482,10 +489,11 @@ class SearchGateway:
         notice = None
         if kind == "semantic":
             notice = f"semantic cache hit: results of the similar query {hit.query!r} (similarity {hit.similarity:.3f})"
+        answer = hit.response.get("provider_answer")
         return SearchResponse(query=request.query, results=results, provider=hit.provider,
                               cache=kind,  # type: ignore[arg-type]
                               branch=partitions.index(hit.partition), notice=notice,
-                              cached_query=hit.query)
+                              cached_query=hit.query, provider_answer=answer if isinstance(answer, str) else None)
 
     async def _run_chain(self, request: SearchRequest, chain: list[str]) -> SearchResponse:
         errors: list[str] = []
@@ -526,6 +534,7 @@ class SearchGateway:
             priced = getattr(results, "cost_usd", None)  # a provider billed by tokens says what this call cost
             cost += provider.cost_per_call if priced is None else float(priced)
             tokens += int(getattr(results, "tokens", 0) or 0)
+            answer = getattr(results, "answer", None)  # a model's whole answer (native search), kept apart
             answered = True
             results = filter_results(results, request)
             if not results:
@@ -533,7 +542,8 @@ class SearchGateway:
                 continue
             return SearchResponse(query=request.query, results=results, provider=name, cache="miss", branch=branch,
                                   cost_usd=cost, tokens=tokens, errors=errors,
-                                  notice=f"answered by fallback provider {name}" if branch else None)
+                                  notice=f"answered by fallback provider {name}" if branch else None,
+                                  provider_answer=answer if isinstance(answer, str) else None)
         if not answered:  # every provider failed: an outage, reported as such with each provider's reason
             return SearchResponse(query=request.query, provider=None, cache="miss", branch=len(chain),
                                   cost_usd=cost, tokens=tokens, errors=errors, outage=True,

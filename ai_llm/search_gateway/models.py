@@ -98,11 +98,17 @@ class SearchResponse:
     outage: bool = False  # no provider could search at all (each failed): not the same as "nothing found"
     tokens: int = 0  # model tokens the providers billed (native search providers), for telemetry
     workload: str | None = None
+    #: The whole answer of the model whose search served the results (native search providers only): apart
+    #: from the results, whose snippets hold only the spans that cite each source.
+    provider_answer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "query": self.query, "results": [r.to_dict() for r in self.results], "provider": self.provider,
             "cache": self.cache, "branch": self.branch, "latency_ms": round(self.latency_ms, 2),
             "cost_usd": round(self.cost_usd, 6), "notice": self.notice, "errors": self.errors,
             "cached_query": self.cached_query, "outage": self.outage, "workload": self.workload,
         }
+        if self.provider_answer is not None:  # only when a native search provider served
+            out["provider_answer"] = self.provider_answer
+        return out

@@ -61,7 +61,8 @@ def create_server(settings: Settings, port: int | None = None, gateway: SearchGa
                          exclude_domains: list[str] | None = None, agent: Agent = None,
                          workload: Workload = None) -> dict[str, Any]:
         """Search the web. Returns {query, results: [{title, url, snippet, source, score, published_at}],
-        provider, cache (exact|semantic|miss), branch, latency_ms, cost_usd, notice, workload}."""
+        provider, cache (exact|semantic|miss), branch, latency_ms, cost_usd, notice, workload}, plus
+        provider_answer (the model's whole answer) when a model vendor's own search served the results."""
         return await gw.search(query, "web", max_results, region, time_range, include_domains, exclude_domains,
                                agent, workload)
 

@@ -5,6 +5,8 @@ errors; then through the gateway: cost, cache, fallback and the provider left ou
 
 from __future__ import annotations
 
+import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,11 +16,13 @@ import pytest
 from ai_llm.common.settings import Settings
 from ai_llm.common.store.db import Database
 from ai_llm.search_gateway.config import load_config
+from ai_llm.search_gateway.fetch import RedirectResolver
 from ai_llm.search_gateway.gateway import SearchGateway
 from ai_llm.search_gateway.models import ProviderError, RateLimited, SearchRequest
 from ai_llm.search_gateway.providers.gemini_grounding import GeminiGroundingProvider
 from ai_llm.search_gateway.providers.native import TokenPrices
 from ai_llm.search_gateway.providers.openai_web_search import OpenAIWebSearchProvider, cited_span
+from ai_llm.search_gateway.server import create_server
 from tests.search_gateway.conftest import FakeAPI, write_corpus
 
 OPENAI_PATH = "/v1/responses"
@@ -225,6 +229,7 @@ def _gateway(tmp_path: Path, pg_url: str, db: Database | None, config_text: str,
 async def test_gateway_costs_caches_and_falls_back_from_native_search(tmp_path: Path, pg_url: str, db: Database,
                                                                       fake_api: FakeAPI) -> None:
     config = ("chain: [openai_web_search, gemini_grounding, local]\ncache: {semantic: false}\n"
+              "fetch: {resolve_redirects: false}\n"
               "providers:\n  openai_web_search: {cost_per_call: 0.01, input_usd_per_mtok: 0.4,"
               " output_usd_per_mtok: 1.6}\n")
     gw = _gateway(tmp_path, pg_url, db, config, openai_web_search_api_key="sk", openai_web_search_base_url=fake_api.url,
@@ -277,3 +282,122 @@ async def test_native_providers_without_a_key_are_skipped(tmp_path: Path, pg_url
     assert gw.skipped == {"openai_web_search": "no OPENAI_WEB_SEARCH_API_KEY", "gemini_grounding": "no GEMINI_API_KEY"}
     out = await gw.search("Seoul subway passengers")
     assert out["provider"] == "local" and out["branch"] == 0
+
+
+# --- the model's whole answer, kept apart ------------------------------------------------------------------
+async def test_the_whole_answer_is_kept_apart_from_the_cited_spans(fake_api: FakeAPI) -> None:
+    fake_api.json_route(OPENAI_PATH, openai_reply())
+    results = await _openai(fake_api).search(SearchRequest(query="Seoul subway daily ridership"))
+    assert results.answer == OPENAI_TEXT  # type: ignore[attr-defined]
+    # The closing remark cites nothing: in the answer, in no result.
+    assert "Let me know" in results.answer and not any("Let me know" in r.snippet for r in results)  # type: ignore[attr-defined]
+    fake_api.json_route(GEMINI_PATH, gemini_reply())
+    results = await _gemini(fake_api).search(SearchRequest(query="Seoul subway passengers per day"))
+    assert results.answer == GEMINI_TEXT  # type: ignore[attr-defined]
+    assert "1,400 won" in results.answer and not any("won" in r.snippet for r in results)  # type: ignore[attr-defined]
+    fake_api.json_route(GEMINI_PATH, {"promptFeedback": {"blockReason": "SAFETY"}})
+    assert (await _gemini(fake_api).search(SearchRequest(query="x"))).answer is None  # type: ignore[attr-defined]
+
+
+async def test_provider_answer_comes_with_a_native_search_only_and_is_cached(
+        tmp_path: Path, pg_url: str, db: Database, fake_api: FakeAPI) -> None:
+    gw = _gateway(tmp_path, pg_url, db, "chain: [openai_web_search, local]\ncache: {semantic: false}\n",
+                  openai_web_search_api_key="sk", openai_web_search_base_url=fake_api.url)
+    fake_api.json_route(OPENAI_PATH, openai_reply())
+    query = f"Seoul subway daily ridership {uuid.uuid4().hex[:6]}"
+    first = await gw.search(query)
+    assert first["provider"] == "openai_web_search" and first["provider_answer"] == OPENAI_TEXT
+    assert all("Let me know" not in r["snippet"] for r in first["results"])
+    again = await gw.search(query)
+    assert again["cache"] == "exact" and again["provider_answer"] == OPENAI_TEXT
+    assert again["results"] == first["results"]
+    # Another provider served: no provider_answer key at all.
+    fake_api.json_route(OPENAI_PATH, {"error": {"message": "boom"}}, status=500)
+    local = await gw.search(f"Port of Busan container cargo {uuid.uuid4().hex[:6]}")
+    assert local["provider"] == "local" and "provider_answer" not in local
+    # The MCP tool reply carries it as it is.
+    fake_api.json_route(OPENAI_PATH, openai_reply())
+    mcp = create_server(gw.settings, gateway=gw)
+    content = await mcp.call_tool("web_search", {"query": f"Seoul subway riders {uuid.uuid4().hex[:6]}"})
+    out = json.loads(list(content)[0].text)  # type: ignore[union-attr]
+    assert out["provider"] == "openai_web_search" and out["provider_answer"] == OPENAI_TEXT
+    await gw.flush()
+
+
+# --- Gemini's redirects ----------------------------------------------------------------------------------
+def _redirecting(fake_api: FakeAPI) -> list[dict[str, Any]]:
+    """Chunks whose URIs are redirects on the local server: AAA and BBB answer 302 (one with a relative
+    Location), CCC answers 404 (not a redirect)."""
+    fake_api.raw_route("/grounding-api-redirect/AAA", "", status=302,
+                       headers={"location": "https://www.seoulmetro.co.kr/en/stats"})
+    fake_api.raw_route("/grounding-api-redirect/BBB", "", status=302, headers={"location": "/wiki/Line_2"})
+    fake_api.raw_route("/grounding-api-redirect/CCC", "gone", status=404)
+    base = fake_api.url + "/grounding-api-redirect/"
+    return [{"web": {"uri": base + "AAA", "title": "seoulmetro.co.kr"}},
+            {"web": {"uri": base + "BBB", "title": "wikipedia.org"}},
+            {"web": {"uri": base + "CCC", "title": "korail.com"}}]
+
+
+def _supports_all() -> list[dict[str, Any]]:
+    first = "The Seoul subway carries over seven million passengers a day."
+    return [{"segment": {"startIndex": 0, "endIndex": len(first), "text": first},
+             "groundingChunkIndices": [0, 1, 2], "confidenceScores": [0.9, 0.8, 0.7]}]
+
+
+async def test_gemini_redirects_are_resolved_with_one_request_each(fake_api: FakeAPI) -> None:
+    chunks = _redirecting(fake_api)
+    fake_api.json_route(GEMINI_PATH, gemini_reply(chunks=chunks, supports=_supports_all()))
+    provider = GeminiGroundingProvider("g", base_url=fake_api.url, resolver=RedirectResolver(allow_private=True))
+    results = await provider.search(SearchRequest(query="Seoul subway passengers per day"))
+    assert [(r.url, r.title, r.source) for r in results] == [
+        ("https://www.seoulmetro.co.kr/en/stats", "seoulmetro.co.kr", "seoulmetro.co.kr"),
+        (fake_api.url + "/wiki/Line_2", "wikipedia.org", "127.0.0.1"),
+        (chunks[2]["web"]["uri"], "korail.com", "korail.com")]  # not a redirect: kept beside the site title
+    asked = [r.path for r in fake_api.requests if r.path.startswith(("/grounding", "/wiki"))]
+    assert sorted(asked) == ["/grounding-api-redirect/AAA", "/grounding-api-redirect/BBB",
+                             "/grounding-api-redirect/CCC"]  # one request each, never followed
+    # Only the results the search returns are resolved.
+    fake_api.requests.clear()
+    results = await provider.search(SearchRequest(query="Seoul subway", max_results=1))
+    assert results[0].url == "https://www.seoulmetro.co.kr/en/stats" and results[1].url == chunks[1]["web"]["uri"]
+    assert [r.path for r in fake_api.requests if r.path.startswith("/grounding")] == ["/grounding-api-redirect/AAA"]
+
+
+async def test_gemini_redirects_are_kept_when_resolution_fails(fake_api: FakeAPI) -> None:
+    chunks = _redirecting(fake_api)
+    fake_api.json_route(GEMINI_PATH, gemini_reply(chunks=chunks, supports=_supports_all()))
+    uris = [c["web"]["uri"] for c in chunks]
+    # The fetch guard refuses the loopback host: nothing is asked, every redirect kept.
+    guarded = GeminiGroundingProvider("g", base_url=fake_api.url, resolver=RedirectResolver(allow_private=False))
+    results = await guarded.search(SearchRequest(query="Seoul subway"))
+    assert [r.url for r in results] == uris and [r.source for r in results] == [
+        "seoulmetro.co.kr", "wikipedia.org", "korail.com"]
+    assert not [r for r in fake_api.requests if r.path.startswith("/grounding")]
+
+    # A redirect slower than the budget keeps its URL; the others are still resolved.
+    def slow(_: Any) -> tuple[int, Any, str]:
+        time.sleep(1.0)
+        return 302, "", "text/plain"
+    fake_api.routes["/grounding-api-redirect/BBB"] = slow
+    budget = GeminiGroundingProvider("g", base_url=fake_api.url,
+                                     resolver=RedirectResolver(allow_private=True, timeout_s=0.3))
+    results = await budget.search(SearchRequest(query="Seoul subway"))
+    assert [r.url for r in results] == ["https://www.seoulmetro.co.kr/en/stats", uris[1], uris[2]]
+
+
+async def test_the_gateway_resolves_redirects_only_when_its_config_allows(tmp_path: Path, pg_url: str,
+                                                                          fake_api: FakeAPI) -> None:
+    chunks = _redirecting(fake_api)
+    fake_api.json_route(GEMINI_PATH, gemini_reply(chunks=chunks, supports=_supports_all()))
+    keys = {"gemini_api_key": "g", "gemini_base_url": fake_api.url, "fetch_allow_private": True}
+    allowed = _gateway(tmp_path, pg_url, None, "chain: [gemini_grounding, local]\ncache: {enabled: false}\n"
+                       "fetch: {redirect_timeout_s: 2}\n", **keys)
+    out = await allowed.search("Seoul subway passengers per day")
+    assert out["provider"] == "gemini_grounding" and out["provider_answer"] == GEMINI_TEXT
+    assert out["results"][0]["url"] == "https://www.seoulmetro.co.kr/en/stats"
+    fake_api.requests.clear()
+    disabled = _gateway(tmp_path, pg_url, None, "chain: [gemini_grounding, local]\ncache: {enabled: false}\n"
+                        "fetch: {resolve_redirects: false}\n", **keys)
+    out = await disabled.search("Seoul subway passengers per day")
+    assert [(r["url"], r["title"]) for r in out["results"]] == [(c["web"]["uri"], c["web"]["title"]) for c in chunks]
+    assert [r.path for r in fake_api.requests] == [GEMINI_PATH]  # nothing but the search itself

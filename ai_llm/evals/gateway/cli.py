@@ -1,5 +1,5 @@
-"""`hub bench gateway`: the search gateway's cache and depth benchmarks, or (`--pairs`) the semantic cache's
-wrong hits on labelled query pairs."""
+"""`hub bench gateway`: the search gateway's cache and depth benchmarks, (`--pairs`) the semantic cache's
+wrong hits on labelled query pairs, or (`--workloads`) recall and cost per depth of each workload."""
 
 from __future__ import annotations
 
@@ -35,10 +35,36 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                  "the policy before the same-request guard)")] = None,
         show_errors: Annotated[bool, typer.Option(help="with --pairs: list wrong hits and missed same pairs "
                                                        "(for tuning on a dev split only)")] = False,
+        workloads: Annotated[bool, typer.Option(
+            "--workloads", help="instead: each workload's dev questions at depths 2-10, recall and cost per depth "
+                                "and the default depth they give (research: the first half of DATA)")] = False,
+        news_dev: Annotated[Path | None, typer.Option(
+            help="with --workloads: news/latest questions (JSONL {workload, question, kind, gold}; default "
+                 "benchmarks/data/gateway_news_dev.jsonl)")] = None,
+        news_corpus: Annotated[Path | None, typer.Option(
+            help="with --workloads: their corpus (default benchmarks/data/gateway_news_dev_corpus.jsonl)")] = None,
+        native_tokens: Annotated[tuple[int, int], typer.Option(
+            help="with --workloads: input and output tokens assumed per native-search call, to price it")] = (3000, 400),
         as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
     ) -> None:
         """Warm vs cold latency through MCP, hit rates on a replayed workload, cost, and depth recall;
-        with --pairs, the semantic cache's wrong hits on labelled query pairs."""
+        with --pairs, the semantic cache's wrong hits on labelled query pairs; with --workloads, recall and
+        cost per depth of each workload."""
+        if workloads:
+            from ai_llm.evals.gateway import workloads as workload_bench
+
+            if not data.is_file():
+                typer.echo(f"not found: {data}", err=True)
+                raise typer.Exit(2)
+            try:
+                workload_report = workload_bench.run_workloads_benchmark(
+                    data, news_dev or workload_bench.NEWS_DEV, news_corpus or workload_bench.NEWS_CORPUS,
+                    limit=limit, native_tokens=native_tokens)
+            except workload_bench.DevSetError as exc:
+                typer.echo(str(exc), err=True)
+                raise typer.Exit(2) from exc
+            emit(workload_report, as_json, workload_bench.workloads_text(workload_report))
+            return
         if pairs is not None:
             from ai_llm.evals.gateway import pairs_benchmark
 

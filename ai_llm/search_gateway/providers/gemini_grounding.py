@@ -5,20 +5,26 @@ The candidate's `groundingMetadata` holds `webSearchQueries`, `groundingChunks: 
 `groundingSupports: [{segment: {startIndex, endIndex, text}, groundingChunkIndices, confidenceScores}]`;
 `usageMetadata` gives the tokens.
 
-A result is one cited chunk: its URL is the chunk's `uri` (a Google redirect, kept as it is: following it
-would cost a request per source) and its title and `source` the site the chunk names (`title`, such as
-`wikipedia.org`), so domain filters and the dashboard see the site, not the redirect host. The snippet is
-the answer's segment(s) that cite the chunk; the score the best confidence Gemini gave one of them, or one
-from the citation order when it gives none.
+A result is one cited chunk, titled with the site the chunk names (`title`, such as `wikipedia.org`). Its
+URL: the chunk's `uri` is a Google redirect; with a `RedirectResolver` (the gateway config's
+`fetch.resolve_redirects`) each result the search returns is resolved with one request that reads the
+redirect's `Location` without following it, and the URL is that target (`source` its domain). Unresolved (no
+resolver, an error, a refusal, not a redirect, or later than the resolver's budget) the redirect is kept as the
+URL and `source` is the site the chunk names, so domain filters and the dashboard see the site, not the
+redirect host; a result is never dropped for it. The snippet is the answer's segment(s) that cite the chunk;
+the score the best confidence Gemini gave one of them, or one from the citation order when it gives none.
+The candidate's whole text is the call's `answer` (the search's `provider_answer`).
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult
+from ai_llm.search_gateway.models import ProviderError, SearchRequest, SearchResult, domain_of
 from ai_llm.search_gateway.providers.native import (
     PricedResults,
     Source,
@@ -27,7 +33,13 @@ from ai_llm.search_gateway.providers.native import (
     post_json,
     to_results,
     tokens_of,
+    whole_answer,
 )
+
+if TYPE_CHECKING:
+    from ai_llm.search_gateway.fetch import RedirectResolver
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 DEFAULT_MODEL = "gemini-2.5-flash"
@@ -62,11 +74,12 @@ def _list(value: Any, what: str) -> list[Any]:
     return value
 
 
-def parse_reply(data: dict[str, Any]) -> list[SearchResult]:
-    """Cited sources of a `generateContent` reply; `ProviderError` when it is not the documented shape."""
+def parse_reply(data: dict[str, Any]) -> tuple[list[SearchResult], str | None]:
+    """Cited sources of a `generateContent` reply (URLs as given) and the answer's whole text (None without
+    one); `ProviderError` when it is not the documented shape."""
     candidates = _list(data.get("candidates"), "candidates")
     if not candidates:  # a blocked prompt (`promptFeedback`) or nothing to say: no sources
-        return []
+        return [], None
     candidate = candidates[0]
     if not isinstance(candidate, dict):
         raise ProviderError("gemini_grounding: malformed response: a candidate is not an object")
@@ -100,7 +113,7 @@ def parse_reply(data: dict[str, Any]) -> list[SearchResult]:
             if source not in order:
                 order.append(source)
             source.cite(span, float(score) if score is not None else None)
-    return to_results(order)
+    return to_results(order), whole_answer([answer])
 
 
 class GeminiGroundingProvider:
@@ -111,13 +124,16 @@ class GeminiGroundingProvider:
         base_url: API base (`GEMINI_BASE_URL`; tests point it at a local server).
         model: the model that searches and answers.
         prices: the price of a grounded prompt and the model's token prices.
+        resolver: reads where each returned source's redirect points (None: the redirects are kept).
     """
 
     name = "gemini_grounding"
 
     def __init__(self, api_key: str, base_url: str | None = None, model: str = DEFAULT_MODEL,
-                 prices: TokenPrices = DEFAULT_PRICES, timeout_s: float = 30.0) -> None:
+                 prices: TokenPrices = DEFAULT_PRICES, timeout_s: float = 30.0,
+                 resolver: RedirectResolver | None = None) -> None:
         self.api_key = api_key
+        self.resolver = resolver
         base = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.endpoint_url = f"{base}/v1beta/models/{quote(model, safe='.-_')}:generateContent"
         self.model = model
@@ -134,8 +150,31 @@ class GeminiGroundingProvider:
         data = await post_json(self.name, self.endpoint_url,
                                {"x-goog-api-key": self.api_key, "Content-Type": "application/json"},
                                self.request_body(request), self.timeout_s)
-        results = parse_reply(data)
+        results, answer = parse_reply(data)
+        if self.resolver is not None and results:
+            results = await self.resolve(results[: request.max_results]) + results[request.max_results:]
         usage = obj(data.get("usageMetadata"))
         input_tokens = tokens_of(usage.get("promptTokenCount")) + tokens_of(usage.get("toolUsePromptTokenCount"))
         output_tokens = tokens_of(usage.get("candidatesTokenCount")) + tokens_of(usage.get("thoughtsTokenCount"))
-        return PricedResults(results, self.prices.cost(input_tokens, output_tokens), input_tokens + output_tokens)
+        return PricedResults(results, self.prices.cost(input_tokens, output_tokens), input_tokens + output_tokens,
+                             answer)
+
+    async def resolve(self, results: list[SearchResult]) -> list[SearchResult]:
+        """`results` with each redirect URL replaced by its target where the resolver read one (`source`: the
+        target's domain); a later result resolving to an earlier one's URL is left out, none is lost else."""
+        assert self.resolver is not None
+        try:
+            targets = await self.resolver.targets([r.url for r in results])
+        except Exception as exc:  # resolving is a nicety: the results stand with their redirects
+            log.warning("gemini_grounding: redirects not resolved: %s", exc)
+            return results
+        out: list[SearchResult] = []
+        seen: set[str] = set()
+        for result in results:
+            target = targets.get(result.url)
+            if target is not None:
+                result = replace(result, url=target, source=domain_of(target))
+            if result.url not in seen:
+                seen.add(result.url)
+                out.append(result)
+        return out

@@ -2,12 +2,14 @@
 
 Such a provider asks a model to answer the query with its built-in search and turns the reply into one
 result per cited source: the source's title and URL, and as snippet the span(s) of the model's answer that
-cite it. Prose that cites nothing is dropped, and so is a source the answer never cites.
+cite it. Prose that cites nothing is dropped from the results, and so is a source the answer never cites;
+the model's whole answer is kept apart (`PricedResults.answer`, the search's `provider_answer`) for callers
+that want it, never mixed into a snippet.
 
 A call costs the tool's price per call plus the tokens the model read and wrote, at the prices in the
 gateway config (`cost_per_call`, `input_usd_per_mtok`, `output_usd_per_mtok`). The provider returns its
-results as `PricedResults`, a list that carries that cost and the token count, which the gateway records
-instead of the flat `cost_per_call`.
+results as `PricedResults`, a list that carries that cost, the token count and the answer, which the gateway
+records instead of the flat `cost_per_call`.
 """
 
 from __future__ import annotations
@@ -21,16 +23,29 @@ from ai_llm.search_gateway.providers.base import rank_score, request_json
 
 #: Longest snippet kept per source (the cited spans joined).
 MAX_SNIPPET = 600
+#: Longest answer kept as `provider_answer` (a grounded answer is a few thousand characters; this bounds the
+#: cache entry and the tool reply should a model run on).
+MAX_ANSWER = 32_000
 _SPACE = re.compile(r"\s+")
 
 
 class PricedResults(list[SearchResult]):
-    """Results of one call together with what the call cost (USD) and its tokens."""
+    """Results of one call together with what the call cost (USD), its tokens and the model's whole answer
+    (None when the reply has no answer text)."""
 
-    def __init__(self, results: list[SearchResult], cost_usd: float, tokens: int) -> None:
+    def __init__(self, results: list[SearchResult], cost_usd: float, tokens: int, answer: str | None = None) -> None:
         super().__init__(results)
         self.cost_usd = cost_usd
         self.tokens = tokens
+        self.answer = answer
+
+
+def whole_answer(parts: list[str]) -> str | None:
+    """The answer's text parts as one text (None when there is none), cut at MAX_ANSWER characters."""
+    text = "\n\n".join(part.strip() for part in parts if part.strip())
+    if not text:
+        return None
+    return text if len(text) <= MAX_ANSWER else text[: MAX_ANSWER - 1].rstrip() + "…"
 
 
 @dataclass

@@ -8,7 +8,7 @@
 A result is one cited source: the citation's title and URL, and as snippet the answer's sentence(s) that
 cite it. An annotation's range usually covers the inline citation link the model wrote after the sentence
 ("… ([site](url))"); then the sentence before it is the cited span. A range that covers plain prose is that
-prose itself.
+prose itself. The `message` items' whole text is the call's `answer` (the search's `provider_answer`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ai_llm.search_gateway.providers.native import (
     post_json,
     to_results,
     tokens_of,
+    whole_answer,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com"
@@ -69,8 +70,9 @@ def strip_tracking(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
 
 
-def parse_reply(data: dict[str, Any]) -> list[SearchResult]:
-    """Cited sources of a Responses API reply; `ProviderError` when it is not the documented shape."""
+def parse_reply(data: dict[str, Any]) -> tuple[list[SearchResult], str | None]:
+    """Cited sources of a Responses API reply and the answer's whole text (None without one); `ProviderError`
+    when it is not the documented shape."""
     if data.get("error") or data.get("status") == "failed":
         error = data.get("error")
         message = error.get("message") if isinstance(error, dict) else error
@@ -79,6 +81,7 @@ def parse_reply(data: dict[str, Any]) -> list[SearchResult]:
     if not isinstance(output, list):
         raise ProviderError("openai_web_search: malformed response: no 'output' list")
     sources: dict[str, Source] = {}
+    texts: list[str] = []
     for item in output:
         if not isinstance(item, dict) or item.get("type") != "message":
             continue
@@ -92,6 +95,7 @@ def parse_reply(data: dict[str, Any]) -> list[SearchResult]:
             annotations = part.get("annotations") or []
             if not isinstance(text, str) or not isinstance(annotations, list):
                 raise ProviderError("openai_web_search: malformed response: output_text without text")
+            texts.append(text)
             for note in annotations:
                 if not isinstance(note, dict) or note.get("type") != "url_citation":
                     continue
@@ -101,7 +105,7 @@ def parse_reply(data: dict[str, Any]) -> list[SearchResult]:
                 url = strip_tracking(url)
                 source = sources.setdefault(url, Source(title=str(note.get("title") or ""), url=url))
                 source.cite(cited_span(text, note.get("start_index"), note.get("end_index")))
-    return to_results(list(sources.values()))
+    return to_results(list(sources.values())), whole_answer(texts)
 
 
 class OpenAIWebSearchProvider:
@@ -138,7 +142,8 @@ class OpenAIWebSearchProvider:
         data = await post_json(self.name, self.endpoint_url,
                                {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
                                self.request_body(request), self.timeout_s)
-        results = parse_reply(data)
+        results, answer = parse_reply(data)
         usage = obj(data.get("usage"))
         input_tokens, output_tokens = tokens_of(usage.get("input_tokens")), tokens_of(usage.get("output_tokens"))
-        return PricedResults(results, self.prices.cost(input_tokens, output_tokens), input_tokens + output_tokens)
+        return PricedResults(results, self.prices.cost(input_tokens, output_tokens), input_tokens + output_tokens,
+                             answer)
