@@ -8,12 +8,13 @@ the classes, and the document frequency of analysed terms over the training mess
 weighs catalog matches: a word common in requests, such as "what" or "알려", says little about a document).
 
 Training is deterministic (`train_model`; `python -m ai_llm.orchestrator_agent.intent_model` retrains and
-writes the file) and uses only development data (`TRAINING_SETS`): `benchmarks/data/intent_dev.jsonl` and
-`intent_test.jsonl` (the first blind set's two splits), `intent_eval.jsonl`, `intent_holdout.jsonl` and
-`intent_holdout2.jsonl` (fresh blind holdouts, each reported once before it became development data),
-`intent_dev2.jsonl` (a blind development set rich in DIRECT requests) and
-`tests/orchestrator_agent/intent_dev.jsonl`. The newest holdout (`intent_holdout3.jsonl`) is never read here
-(a test checks it).
+writes the file) and uses only development data (`TRAINING_SETS`, package data in `intent_training/` beside this
+module; its README says where each set comes from): `intent_dev.jsonl` and `intent_test.jsonl` (the first blind
+set's two splits), `intent_eval.jsonl`, `intent_holdout.jsonl` and `intent_holdout2.jsonl` (blind holdouts, each
+reported once before it became development data), `intent_dev2.jsonl` (a blind development set rich in DIRECT
+requests) and `intent_dev0.jsonl` (the first development set, committed with the planner). The sets the model
+is not trained on stay in `benchmarks/data/`: the newest blind holdout (`intent_holdout3.jsonl`), never read here
+(a test checks it), and `intent_owndocs_dev.jsonl`. Model card: `docs/models/intent.md`.
 """
 
 from __future__ import annotations
@@ -29,14 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from ai_llm.common.settings import PROJECT_ROOT
 from ai_llm.common.text import normalize
 from ai_llm.common.text.analysis import analyze
 
 MODEL_PATH = Path(__file__).with_name("intent_model.npz")
-TRAINING_SETS = (*(PROJECT_ROOT / "benchmarks" / "data" / name for name in (
+#: The training sets' folder (package data): development data only, never a blind holdout.
+TRAINING_DIR = Path(__file__).with_name("intent_training")
+#: In training order (the fit is deterministic for a given order).
+TRAINING_SETS = tuple(TRAINING_DIR / name for name in (
     "intent_dev.jsonl", "intent_test.jsonl", "intent_eval.jsonl", "intent_holdout.jsonl", "intent_holdout2.jsonl",
-    "intent_dev2.jsonl")), PROJECT_ROOT / "tests" / "orchestrator_agent" / "intent_dev.jsonl")
+    "intent_dev2.jsonl", "intent_dev0.jsonl"))
 N_FEATURES = 2**18
 NGRAMS = (1, 4)
 #: Inverse regularisation strength of the logistic regression (chosen by cross-validation on the dev split).

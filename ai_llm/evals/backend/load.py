@@ -22,13 +22,14 @@ from ai_llm.common.settings import PROJECT_ROOT
 from ai_llm.evals.backend.census import per_chat
 from ai_llm.evals.backend.hub import upload_and_wait
 from ai_llm.evals.backend.profile import cpu_seconds, start_profilers, stop_profilers
+from ai_llm.orchestrator_agent.intent_model import TRAINING_DIR
 from backend.api.state import CONNECT_TIMEOUT_S
 from backend.chat_client import stream_chat
 
 DEFAULT_EVAL_DATA = PROJECT_ROOT.parent / "shared" / "eval-data"
 DEFAULT_PDF = "cdc_outpatient_infection_prevention_guide.pdf"
 RAG_QA = PROJECT_ROOT / "benchmarks" / "data" / "rag_qa.jsonl"
-INTENT_DEV = PROJECT_ROOT / "benchmarks" / "data" / "intent_dev.jsonl"
+INTENT_DEV = TRAINING_DIR / "intent_dev.jsonl"
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -7,10 +7,10 @@ sentence-transformers baseline; every server here serves it, whatever `EMBEDDING
 * Candidates (`server_<runtime>`): a real embedding-server process per runtime, called through the hub's
   OpenAI adapter, one text per request, so HTTP, JSON and the client SDK are counted on the same cores.
 
-Texts are real queries from `benchmarks/data` (English and Korean, RAG questions, chat messages, cache
-pairs), each used once per level, so the query cache never hits during the throughput runs; a last run
-replays the 64-caller texts to measure cache hits. Levels are interleaved (baseline, then each server, per
-level) so background load drifts into every column alike.
+Texts are real queries from `benchmarks/data` and the intent model's training sets (English and Korean, RAG
+questions, chat messages, cache pairs), each used once per level, so the query cache never hits during the
+throughput runs; a last run replays the 64-caller texts to measure cache hits. Levels are interleaved
+(baseline, then each server, per level) so background load drifts into every column alike.
 """
 
 from __future__ import annotations
@@ -34,19 +34,21 @@ from ai_llm.common.settings import PROJECT_ROOT, Settings
 from ai_llm.embedding_server.runtime import MODEL_ID, model_dir
 from ai_llm.evals.harness import module_process
 from ai_llm.hub.process import Child
+from ai_llm.orchestrator_agent.intent_model import TRAINING_DIR
 
 DATA = PROJECT_ROOT / "benchmarks" / "data"
-SOURCES = [("rag_test.jsonl", "question"), ("rag_dev.jsonl", "question"), ("intent_test.jsonl", "message"),
-           ("intent_dev.jsonl", "message"), ("cache_pairs_test.jsonl", "a"), ("cache_pairs_test.jsonl", "b"),
-           ("cache_pairs_dev.jsonl", "a"), ("cache_pairs_dev.jsonl", "b"), ("rag_holdout.jsonl", "question"),
-           ("intent_holdout.jsonl", "message"), ("intent_eval.jsonl", "message"), ("rag_qa.jsonl", "question")]
+SOURCES = [(DATA / "rag_test.jsonl", "question"), (DATA / "rag_dev.jsonl", "question"),
+           (TRAINING_DIR / "intent_test.jsonl", "message"), (TRAINING_DIR / "intent_dev.jsonl", "message"),
+           (DATA / "cache_pairs_test.jsonl", "a"), (DATA / "cache_pairs_test.jsonl", "b"),
+           (DATA / "cache_pairs_dev.jsonl", "a"), (DATA / "cache_pairs_dev.jsonl", "b"),
+           (DATA / "rag_holdout.jsonl", "question"), (TRAINING_DIR / "intent_holdout.jsonl", "message"),
+           (TRAINING_DIR / "intent_eval.jsonl", "message"), (DATA / "rag_qa.jsonl", "question")]
 
 
 def load_texts(count: int) -> list[str]:
     """`count` distinct real queries, interleaved across the sources (deterministic)."""
     columns: list[list[str]] = []
-    for name, field in SOURCES:
-        path = DATA / name
+    for path, field in SOURCES:
         if path.is_file():
             rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
             columns.append([str(r[field]) for r in rows if r.get(field)])

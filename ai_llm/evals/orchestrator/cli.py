@@ -17,7 +17,7 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
     @eval_app.command("intent")
     def eval_intent(
         input: Annotated[Path, typer.Option("--input", help='JSONL of {"message", "intent"} lines '
-                                                           "(e.g. benchmarks/data/intent_eval.jsonl)")],
+                                                           "(e.g. benchmarks/data/intent_holdout3.jsonl)")],
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
         docs: Annotated[Path | None, typer.Option(help="PDFs whose catalog the planner sees (indexed into a "
                                                        "temporary DB; default: ../shared/eval-data/pdfs)")] = None,

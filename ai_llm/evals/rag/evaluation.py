@@ -48,7 +48,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ai_llm.common.a2a.events import STATUS_NO_RESULT
 from ai_llm.common.a2a.server import AgentRequest
@@ -65,6 +65,8 @@ from ai_llm.internal_rag_agent.document_parser import SUPPORTED_SUFFIXES
 from ai_llm.internal_rag_agent.grounding import unsupported_numbers
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -174,7 +176,7 @@ def load_qa(path: Path) -> list[dict[str, Any]]:
     return items
 
 
-def spread(items: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+def spread(items: list[T], limit: int) -> list[T]:
     """`limit` items taken evenly over `items` (every k-th, from the first), or all of them when `limit` is 0."""
     if limit <= 0 or limit >= len(items):
         return items

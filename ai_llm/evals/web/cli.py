@@ -30,7 +30,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Web-research quality on HotpotQA: supporting recall, EM/F1, no_result rate, latency, searches; with
-        --unanswerable, how often questions the corpus cannot answer get `no_result`."""
+        --unanswerable, how often questions the corpus cannot answer get `no_result`. An embedding server at
+        EMBEDDING_URL is used when it answers; else one is started."""
+        from ai_llm.common.settings import get_settings
         from ai_llm.evals.web.evaluation import EvalDataError, run_hotpotqa_eval
 
         if depth not in ("snippets", "pages", "both"):
@@ -45,7 +47,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         depths = ["snippets", "pages"] if depth == "both" else [depth]
         try:
             report = run_hotpotqa_eval(hotpotqa, n, depths, concurrency=max(1, concurrency), skip=skip,
-                                       unanswerable=unanswerable, compare_reader=compare_reader)
+                                       unanswerable=unanswerable, compare_reader=compare_reader,
+                                       embedding_url=get_settings().embedding_url)
         except EvalDataError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
@@ -57,13 +60,18 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
 
     @eval_app.command("verify")
     def eval_verify(
+        limit: Annotated[int, typer.Option(help="run only this many cases, spread evenly over the set (every k-th, "
+                                                "so the outcome codes stay mixed; 0: all)")] = 0,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Fact verification over the built-in cases: outcome per case, counts per expected code, precision and
         recall of verified:true."""
         from ai_llm.evals.web.verify_eval import run_verify_eval
 
-        report = run_verify_eval()
+        if limit < 0:
+            typer.echo("--limit must not be negative", err=True)
+            raise typer.Exit(2)
+        report = run_verify_eval(limit)
         lines = [f"{c['case']:<28} expected={c['expected']:<22} got={c['got']:<22} "
                  f"{'PASS' if c['passed'] else 'FAIL'}" for c in report["cases"]]
         lines.append("per expected code: " + ", ".join(f"{code} {n['passed']}/{n['expected']}"

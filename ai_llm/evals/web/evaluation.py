@@ -241,7 +241,8 @@ def reader_curve(answerable: list[Reply], unanswerable: list[Reply]) -> list[dic
 
 
 def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency: int = 4, skip: int = 0,
-                      unanswerable: Path | None = None, compare_reader: bool = False) -> dict[str, Any]:
+                      unanswerable: Path | None = None, compare_reader: bool = False,
+                      embedding_url: str | None = None) -> dict[str, Any]:
     """The whole `hub eval web` run: corpus, processes, both depth modes, metrics.
 
     Args:
@@ -251,6 +252,7 @@ def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency:
             false no-result rate).
         compare_reader: also run the `pages` mode with the deep-read chunks ranked without the reader
             (`WEB_READER` off) on the same processes: mode `pages_without_reader`, and `reader_vs_rules`.
+        embedding_url: a running embedding server (`…/v1`, `EMBEDDING_URL`) to use instead of starting one.
     """
     rows = read_rows(path)
     pages = hotpotqa_pages(rows)
@@ -260,7 +262,7 @@ def run_hotpotqa_eval(path: Path, n: int | None, depths: list[str], concurrency:
         work = Path(tmp)
         corpus = work / "corpus.jsonl"
         corpus.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages), encoding="utf-8")
-        with hub_processes(corpus, work) as urls:
+        with hub_processes(corpus, work, embedding_url) as urls:
             async def run_mode(agent: WebResearchAgent, depth: str) -> dict[str, Any]:
                 results = await evaluate_rows(agent, asked, depth, concurrency)
                 summary = summarise(results)

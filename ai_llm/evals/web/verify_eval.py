@@ -14,7 +14,7 @@ import asyncio
 import html
 import json
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from datetime import date
 from http.server import BaseHTTPRequestHandler
@@ -128,10 +128,12 @@ def _same_value(got: Any, expected: float | None) -> bool:
     return expected is not None and isinstance(got, int | float) and abs(got - expected) <= 1e-9 * max(1.0, abs(expected))
 
 
-async def run_cases(verifier: FactVerifier) -> list[dict[str, Any]]:
-    """Every case through the verifier: expected and actual outcome, value, and whether a verified value is right."""
+async def run_cases(verifier: FactVerifier, cases: Sequence[tuple[str, str, str, float | None]] = ()
+                    ) -> list[dict[str, Any]]:
+    """Every case (default: all of `CASES`) through the verifier: expected and actual outcome, value, and whether a
+    verified value is right."""
     out = []
-    for case, question, expected, value in CASES:
+    for case, question, expected, value in cases or CASES:
         result = (await verifier.verify(question, as_of=AS_OF)).result
         got = "VERIFIED" if result["verified"] else result["error"]["code"]
         right_value = not result["verified"] or _same_value(result["value"], value)
@@ -161,8 +163,11 @@ def summarise(cases: list[dict[str, Any]]) -> dict[str, Any]:
             "verified_recall": round(correct / len(should), 4) if should else None}
 
 
-def run_verify_eval() -> dict[str, Any]:
-    """Start the gateway over the case corpus, the page server, and run every case."""
+def run_verify_eval(limit: int = 0) -> dict[str, Any]:
+    """Start the gateway over the case corpus, the page server, and run every case (or `limit` of them, every
+    k-th, so the outcome codes stay mixed)."""
+    from ai_llm.evals.rag.evaluation import spread
+
     with tempfile.TemporaryDirectory(prefix="hub-eval-verify-") as tmp, serve_pages(PAGES) as (_, site_urls):
         work = Path(tmp)
         corpus = write_corpus(work / "corpus.jsonl", PAGES)
@@ -177,5 +182,5 @@ def run_verify_eval() -> dict[str, Any]:
             embeddings = OpenAIEmbeddings(settings.embedding_base_url, settings.embedding_model_name)
             deps = HubDeps(settings=settings, embeddings=embeddings, llm=LocalEngine())
             verifier = FactVerifier(deps, site_toolset_factory(settings, site_urls), rules=eval_rules())
-            cases = asyncio.run(run_cases(verifier))
+            cases = asyncio.run(run_cases(verifier, spread(list(CASES), limit)))
     return summarise(cases)

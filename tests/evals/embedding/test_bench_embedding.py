@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from ai_llm.evals.embedding.benchmark import drive, load_texts, text_report
+from ai_llm.evals.embedding.benchmark import SOURCES, drive, load_texts, text_report
 
 
 def test_workload_is_distinct_real_queries() -> None:
+    assert all(path.is_file() for path, _ in SOURCES)  # a moved set would silently shrink the workload
     texts = load_texts(1024)
     assert len(texts) == len(set(texts)) == 1024
     assert any("?" in t for t in texts) and any(any("가" <= c <= "힣" for c in t) for t in texts)

@@ -1,5 +1,5 @@
-"""`hub eval intent` and `hub bench orchestrator` (in-process Typer runner, real embedding server for the
-document catalog and real benchmark agent processes)."""
+"""`hub eval intent`, `hub bench orchestrator` and `hub bench pools` (in-process Typer runner, real embedding
+server for the document catalog and real benchmark agent processes)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import typer
 from typer.testing import CliRunner
 
 from ai_llm.common.settings import get_settings
-from ai_llm.evals.orchestrator.bench import run_bench
 from ai_llm.evals.orchestrator.cli import register
 
 pytestmark = pytest.mark.integration  # real processes, servers or the embedded Postgres
@@ -40,9 +39,15 @@ def test_eval_intent_reports_accuracy_and_confusion_matrix(hub: typer.Typer, emb
             {"message": "Hello there", "intent": "HYBRID"}]  # deliberately mislabelled: must count as an error
     path = tmp_path / "set.jsonl"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n\n", encoding="utf-8")
-    result = run(hub, ["eval", "intent", "--input", str(path), "--json"], {"EMBEDDING_URL": embedding_server})
+    docs = tmp_path / "docs"  # the planner's catalog and probe over one small document
+    docs.mkdir()
+    (docs / "onboarding_guide.md").write_text("# Onboarding guide\n\nNew staff get a laptop and a badge on their "
+                                              "first day. Passwords change every 90 days.\n", encoding="utf-8")
+    result = run(hub, ["eval", "intent", "--input", str(path), "--docs", str(docs), "--json"],
+                 {"EMBEDDING_URL": embedding_server})
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
+    assert report["catalog_documents"] == ["onboarding_guide.md"] and report["probe_used"]
     assert report["n"] == 4 and report["accuracy"] == 0.75 and report["mode"] == "offline"
     matrix = report["confusion_matrix"]
     assert sum(sum(row.values()) for row in matrix.values()) == 4
@@ -76,8 +81,11 @@ def test_bench_refuses_bad_options(hub: typer.Typer, args: list[str]) -> None:
     assert run(hub, ["bench", "orchestrator", *args]).exit_code == 2
 
 
-async def test_bench_runs_against_real_sleeping_agents() -> None:
-    report = await run_bench([2], delay=0.3, repeats=1, hops=3)
+def test_bench_runs_against_real_sleeping_agents(hub: typer.Typer) -> None:
+    result = run(hub, ["bench", "orchestrator", "--ks", "2", "--delay", "0.3", "--repeats", "1", "--hops", "3",
+                       "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
     fan = report["fan_out"]["k2"]
     assert fan["k"] == 2 and fan["ratio"] > 0 and fan["serial_baseline_ratio"] > 0
     assert fan["slowest_step_ms"] >= 300  # each step includes the agent's 0.3 s sleep
