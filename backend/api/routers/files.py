@@ -17,6 +17,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
 
+from ai_llm.common.settings import Settings
+from backend.accounts import Principal
 from backend.api.deps import DbDep, FileAgentDep, SettingsDep
 from backend.api.routers.auth import PrincipalDep, identity_headers
 from backend.multipart_stream import (
@@ -157,17 +159,25 @@ async def list_files(files: FileAgentDep, settings: SettingsDep, principal: Prin
     return [public_record(r) for r in records if isinstance(r, dict)]
 
 
-@router.get("/{file_id}", responses={404: {"description": "unknown file"}})
-async def get_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
-                   principal: PrincipalDep) -> dict[str, Any]:
-    """One file record (404 for a file this person may not see)."""
+async def _record_call(files: httpx.AsyncClient, method: str, path: str, settings: Settings, principal: Principal,
+                       **kwargs: Any) -> dict[str, Any]:
+    """One call to the file agent as this person that answers a file record: the record, or the agent's refusal
+    relayed (404, 403, 409 …), or 502 when it cannot be reached."""
     try:
-        response = await files.get(f"/files/{file_id}", headers=identity_headers(settings, principal, FILE_AGENT))
+        response = await files.request(method, path, headers=identity_headers(settings, principal, FILE_AGENT),
+                                       **kwargs)
     except httpx.HTTPError as exc:
         raise _unreachable(files, exc) from exc
     if response.status_code >= 400:
         raise _relay_error(response)
     return public_record(response.json())
+
+
+@router.get("/{file_id}", responses={404: {"description": "unknown file"}})
+async def get_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
+                   principal: PrincipalDep) -> dict[str, Any]:
+    """One file record (404 for a file this person may not see)."""
+    return await _record_call(files, "GET", f"/files/{file_id}", settings, principal)
 
 
 @router.get("/{file_id}/passages", responses={404: {"description": "unknown file"}})
@@ -192,14 +202,8 @@ class Sharing(BaseModel):
 async def share_file(file_id: FileId, body: Sharing, files: FileAgentDep, settings: SettingsDep,
                      principal: PrincipalDep) -> dict[str, Any]:
     """Change who may see a file (its owner or an admin): `{"visibility": "private"|"team:<name>"|"everyone"}`."""
-    try:
-        response = await files.patch(f"/files/{file_id}", json={"visibility": body.visibility},
-                                     headers=identity_headers(settings, principal, FILE_AGENT))
-    except httpx.HTTPError as exc:
-        raise _unreachable(files, exc) from exc
-    if response.status_code >= 400:
-        raise _relay_error(response)
-    return public_record(response.json())
+    return await _record_call(files, "PATCH", f"/files/{file_id}", settings, principal,
+                              json={"visibility": body.visibility})
 
 
 @router.delete("/{file_id}", status_code=204, responses={404: {"description": "unknown file"}})
@@ -224,13 +228,7 @@ async def index_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep
     the index until its person adds it, or a file whose indexing failed ("다시 색인"). Indexing starts in the
     background; the record says `indexing`. 409 (`X-Hub-Error: already_indexed` or `indexing`) when it is in the
     documents already or being indexed."""
-    try:
-        response = await files.post(f"/files/{file_id}/index", headers=identity_headers(settings, principal, FILE_AGENT))
-    except httpx.HTTPError as exc:
-        raise _unreachable(files, exc) from exc
-    if response.status_code >= 400:
-        raise _relay_error(response)
-    return public_record(response.json())
+    return await _record_call(files, "POST", f"/files/{file_id}/index", settings, principal)
 
 
 @router.get("/{file_id}/download", response_class=StreamingResponse, responses={

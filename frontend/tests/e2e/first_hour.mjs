@@ -15,7 +15,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {
-  ARTIFACTS, E2EFailure, HUB_URL, INDEX_TIMEOUT, ask, check, counts, fail, installRecorder, launchBrowser, openHub,
+  ARTIFACTS, E2EFailure, HUB_URL, INDEX_TIMEOUT, ask, check, counts, fail, drive, openHub,
   screenshot, squash, tid, uploadAndIndex, waitForReply,
 } from './lib.mjs'
 
@@ -61,14 +61,7 @@ async function askAndRead(page, question) {
 async function main() {
   fs.mkdirSync(ARTIFACTS, { recursive: true })
   console.log(`Agent Hub first hour → ${HUB_URL} (artifacts: ${ARTIFACTS})`)
-  const browser = await launchBrowser()
-  const pageErrors = []
-  let page
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'ko-KR' })
-    await context.addInitScript(installRecorder)
-    page = await context.newPage()
-    page.on('pageerror', (err) => pageErrors.push(err.message))
+  await drive(async ({ page }) => {
     await check('open the hub in Korean', async () => {
       await openHub(page)
       const lang = await page.evaluate(() => document.documentElement.lang)
@@ -234,17 +227,8 @@ async function main() {
       return text.slice(0, 80)
     })
 
-    if (pageErrors.length) fail(`uncaught errors in the page: ${pageErrors.join(' | ')}`)
-    console.log(`first hour passed: ${counts.passed} checks`)
-  } catch (err) {
-    if (page) {
-      const shot = await screenshot(page, 'failure.png').catch(() => null)
-      if (shot) console.error(`  screenshot of the failure: ${shot}`)
-    }
-    throw err
-  } finally {
-    await browser.close()
-  }
+  })
+  console.log(`first hour passed: ${counts.passed} checks`)
 }
 
 main().catch((err) => {

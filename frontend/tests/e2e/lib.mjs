@@ -173,3 +173,31 @@ export async function ask(page, text) {
   await page.press(tid('chat-input'), 'Enter')
   return { answers, errors }
 }
+
+/**
+ * Opens a Korean desktop page in a fresh Chromium (progress recorder installed) and runs `body({ page, context,
+ * watch })`; `watch(page)` collects another page's uncaught errors. Uncaught page errors fail the run; on a
+ * failure the page's screenshot is kept as failure.png. The browser is closed either way.
+ */
+export async function drive(body) {
+  const browser = await launchBrowser()
+  const pageErrors = []
+  const watch = (p) => p.on('pageerror', (err) => pageErrors.push(err.message))
+  let page
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'ko-KR' })
+    await context.addInitScript(installRecorder)
+    page = await context.newPage()
+    watch(page)
+    await body({ page, context, watch })
+    if (pageErrors.length) fail(`uncaught errors in the page: ${pageErrors.join(' | ')}`)
+  } catch (err) {
+    if (page) {
+      const shot = await screenshot(page, 'failure.png').catch(() => null)
+      if (shot) console.error(`  screenshot of the failure: ${shot}`)
+    }
+    throw err
+  } finally {
+    await browser.close()
+  }
+}

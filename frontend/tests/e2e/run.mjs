@@ -16,7 +16,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {
-  ARTIFACTS, E2EFailure, HUB_URL, INDEX_TIMEOUT, check, counts, fail, installRecorder, launchBrowser, openHub, openQuote,
+  ARTIFACTS, E2EFailure, HUB_URL, INDEX_TIMEOUT, check, counts, fail, drive, openHub, openQuote,
   screenshot, tid, uploadAndIndex, waitForReply, ask,
 } from './lib.mjs'
 
@@ -82,14 +82,7 @@ async function main() {
   console.log(`  PDF: ${pdfPath}`)
   console.log(`  artifacts: ${ARTIFACTS}`)
 
-  const browser = await launchBrowser()
-  const pageErrors = []
-  let page
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'ko-KR' })
-    await context.addInitScript(installRecorder)
-    page = await context.newPage()
-    page.on('pageerror', (err) => pageErrors.push(err.message))
+  await drive(async ({ page, context, watch }) => {
 
     await check('open the hub page', async () => {
       await openHub(page)
@@ -224,7 +217,7 @@ async function main() {
 
     await check('mobile (390px): history restored, chat and dashboard fit the width', async () => {
       const mobile = await context.newPage()
-      mobile.on('pageerror', (err) => pageErrors.push(err.message))
+      watch(mobile)
       await mobile.setViewportSize({ width: 390, height: 844 })
       await openHub(mobile)
       await mobile
@@ -253,18 +246,8 @@ async function main() {
         await row.waitFor({ state: 'detached', timeout: 15000 }).catch(() => fail('the file row is still listed'))
       })
     }
-
-    if (pageErrors.length) fail(`uncaught errors in the page: ${pageErrors.join(' | ')}`)
-    console.log(`E2E passed: ${counts.passed} checks`)
-  } catch (err) {
-    if (page) {
-      const shot = await screenshot(page, 'failure.png').catch(() => null)
-      if (shot) console.error(`  screenshot of the failure: ${shot}`)
-    }
-    throw err
-  } finally {
-    await browser.close()
-  }
+  })
+  console.log(`E2E passed: ${counts.passed} checks`)
 }
 
 main().catch(async (err) => {
