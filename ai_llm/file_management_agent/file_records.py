@@ -20,7 +20,7 @@ INDEX_STATUSES = (INDEXING, INDEXED, SKIPPED, ERROR, NOT_INDEXED)
 UPLOAD, REPORT = "upload", "report"
 SOURCE_KINDS = (UPLOAD, REPORT)
 _COLUMNS = ("id, name, stored_name, size, content_type, sha256, uploaded_at, index_status, index_error, "
-            "chunks, storage_ref, source_kind, owner_id, visibility, index_attempts, alternates")
+            "chunks, storage_ref, source_kind, owner_id, visibility, index_attempts, alternates, index_reason")
 
 
 class DuplicateName(Exception):
@@ -63,6 +63,7 @@ class FileRecord:
     visibility: str = "everyone"  # private | team:<name> | everyone
     index_attempts: int = 0  # tries in a row without a result (see migration 0017)
     alternates: list[Alternate] = field(default_factory=list)
+    index_reason: str | None = None  # the catalog key of `index_error` (see migration 0018)
 
     @property
     def download_url(self) -> str:
@@ -82,6 +83,7 @@ class FileRecord:
                 "index_status": self.index_status, "index_error": self.index_error, "chunks": self.chunks,
                 "storage_ref": self.storage_ref, "download_url": self.download_url, "source_kind": self.source_kind,
                 "owner_id": self.owner_id, "visibility": self.visibility, "index_attempts": self.index_attempts,
+                "index_reason": self.index_reason,
                 "alternates": [{"format": a.format, "name": self.alternate_name(a.format), "size": a.size,
                                 "content_type": a.content_type,
                                 "download_url": f"{self.download_url}?format={a.format}"} for a in self.alternates]}
@@ -112,11 +114,11 @@ class FileRecords:
         """Insert; `DuplicateName` when the name is taken (the caller picks the next suffix)."""
         try:
             await self.db.execute(
-                f"INSERT INTO file_records ({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                f"INSERT INTO file_records ({_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (record.id, record.name, record.stored_name, record.size, record.content_type, record.sha256,
                  record.uploaded_at, record.index_status, record.index_error, record.chunks,
                  record.storage_ref, record.source_kind, record.owner_id, record.visibility, record.index_attempts,
-                 json.dumps([asdict(a) for a in record.alternates])))
+                 json.dumps([asdict(a) for a in record.alternates]), record.index_reason))
         except psycopg.errors.UniqueViolation as exc:
             if "name" in str(exc.diag.constraint_name or ""):
                 raise DuplicateName(record.name) from exc
@@ -145,12 +147,13 @@ class FileRecords:
         return [FileRecord.from_row(r) for r in rows]
 
     async def set_index(self, file_id: str, status: str, error: str | None = None,
-                        chunks: int | None = None, attempts: int | None = None) -> None:
-        """Set the index status and the message a person reads; `chunks` and `attempts` when given."""
+                        chunks: int | None = None, attempts: int | None = None, reason: str | None = None) -> None:
+        """Set the index status and the message a person reads (`error`, with its catalog key `reason`);
+        `chunks` and `attempts` when given."""
         await self.db.execute(
-            "UPDATE file_records SET index_status = %s, index_error = %s, chunks = COALESCE(%s, chunks), "
-            "index_attempts = COALESCE(%s, index_attempts) WHERE id = %s",
-            (status, error, chunks, attempts, _uuid(file_id)))
+            "UPDATE file_records SET index_status = %s, index_error = %s, index_reason = %s, "
+            "chunks = COALESCE(%s, chunks), index_attempts = COALESCE(%s, index_attempts) WHERE id = %s",
+            (status, error, reason, chunks, attempts, _uuid(file_id)))
 
     async def count_attempt(self, file_id: str) -> int | None:
         """Record one more try of a file being indexed, before the document is sent; returns the try's number

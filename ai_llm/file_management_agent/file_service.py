@@ -417,7 +417,7 @@ class FileService:
                 log.warning("indexing %s: the RAG agent is unavailable (try %d): %s", file_id, attempt, exc)
                 return await self._passing(file_id, attempt)
             log.error("indexing %s failed (try %d): %s", file_id, attempt, exc)
-            await self._ended(file_id, ERROR, message("files.index_failed", self.language), 0)
+            await self._ended(file_id, ERROR, "files.index_failed", 0)
         except StoreError as exc:  # the store away (Supabase unreachable), or an object gone
             log.warning("indexing %s: the stored file could not be read (try %d): %s", file_id, attempt, exc)
             return await self._passing(file_id, attempt)
@@ -425,21 +425,21 @@ class FileService:
             raise
         except Exception:  # never leave a record stuck in `indexing`
             log.exception("indexing %s failed", file_id)
-            await self._ended(file_id, ERROR, message("files.index_failed", self.language), 0)
+            await self._ended(file_id, ERROR, "files.index_failed", 0)
         else:
             if result.status == "success":
                 await self._ended(file_id, INDEXED, None, result.chunks)
             elif result.status == "skipped":
-                await self._ended(file_id, SKIPPED, message(skipped_reason_key(result.reason), self.language),
+                await self._ended(file_id, SKIPPED, skipped_reason_key(result.code),
                                   result.chunks or None)
             else:
-                reason = index_error_reason(result.reason)
+                reason = index_error_reason(result.code)
                 if reason.passing:
                     log.warning("indexing %s: the RAG agent could not finish (try %d): %s", file_id, attempt,
                                 result.reason)
                     return await self._passing(file_id, attempt)
                 log.info("indexing %s: the RAG agent refused the document: %s", file_id, result.reason)
-                await self._ended(file_id, ERROR, message(reason.key, self.language), 0)
+                await self._ended(file_id, ERROR, reason.key, 0)
         finally:
             self.index_runs += 1
         return False
@@ -447,15 +447,19 @@ class FileService:
     async def _passing(self, file_id: str, attempt: int) -> bool:
         """A try failed for a reason that passes: wait and try again, unless `max_attempts` tries were made."""
         if attempt < self.max_attempts:
-            await self.records.set_index(file_id, INDEXING, message("files.index_waiting", self.language))
+            await self.records.set_index(file_id, INDEXING, message("files.index_waiting", self.language),
+                                         reason="files.index_waiting")
             return True
         log.error("indexing %s gave up after %d tries", file_id, attempt)
-        await self.records.set_index(file_id, ERROR, message("files.index_gave_up", self.language, n=attempt))
+        await self.records.set_index(file_id, ERROR, message("files.index_gave_up", self.language, n=attempt),
+                                     reason="files.index_gave_up")
         return False
 
-    async def _ended(self, file_id: str, status: str, text: str | None, chunks: int | None) -> None:
-        """The try had a result: the record says it, and the count of tries without one starts again."""
-        await self.records.set_index(file_id, status, text, chunks, attempts=0)
+    async def _ended(self, file_id: str, status: str, key: str | None, chunks: int | None) -> None:
+        """The try had a result: the record says it (the catalog message `key`, if any), and the count of tries
+        without one starts again."""
+        text = message(key, self.language) if key else None
+        await self.records.set_index(file_id, status, text, chunks, attempts=0, reason=key)
 
     async def reindex(self, file_id: str) -> FileRecord:
         """Index again (a forced refresh, or the file agent's `reindex` skill): a file waiting for the RAG agent

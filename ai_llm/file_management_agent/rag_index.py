@@ -26,11 +26,13 @@ class IndexUnavailable(RuntimeError):
 
 @dataclass
 class IndexResult:
-    """Outcome of indexing one document: `success`, `skipped` or `error` (with the reason)."""
+    """Outcome of indexing one document: `success`, `skipped` or `error` (with the reason for the log, and its
+    stable `code`: `index_reasons`)."""
 
     status: str
     chunks: int = 0
     reason: str | None = None
+    code: str | None = None
 
 
 class DocumentIndex(Protocol):
@@ -105,7 +107,7 @@ class RagIndex:
             raise IndexUnavailable(f"internal_rag returned no result for {file_name}: {data}")
         result = results[0]
         return IndexResult(str(result.get("status") or "error"), int(result.get("chunks") or 0),
-                           result.get("reason"))
+                           result.get("reason"), result.get("code"))
 
     async def delete(self, storage_ref: str) -> int:
         """Remove every chunk of `storage_ref`; returns how many were deleted."""

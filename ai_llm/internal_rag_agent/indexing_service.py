@@ -81,6 +81,10 @@ class IndexResult:
     notices: list[str] = field(default_factory=list)  # what was left out (rows or pages over a bound)
     ocr_pages: int = 0  # pages read by text recognition
     parse_ms: float = 0.0  # reading the format (OCR included), before embedding
+    #: Why it was not indexed, as a stable name: the document's (`DocumentError.code`: `corrupt`, `encrypted`,
+    #: `no_text`, `ocr_unavailable`, `too_large`, …), `same_content` (skipped), or the agent's own
+    #: (`embedding_failed`, `saving_failed`, `unexpected`: nothing wrong with the document; try again later).
+    code: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,10 +148,10 @@ class IndexingService:
         notices: list[str] = []
         parsing = {"ocr_pages": 0, "ms": 0.0}
 
-        def result(status: str, chunks: int = 0, reason: str | None = None) -> IndexResult:
+        def result(status: str, chunks: int = 0, reason: str | None = None, code: str | None = None) -> IndexResult:
             return IndexResult(doc.storage_ref, doc.file_name, status, chunks, reason,
                                round((time.perf_counter() - started) * 1000, 1), notices,
-                               int(parsing["ocr_pages"]), round(parsing["ms"], 1))
+                               int(parsing["ocr_pages"]), round(parsing["ms"], 1), code)
 
         loop = asyncio.get_running_loop()
 
@@ -161,7 +165,7 @@ class IndexingService:
             if await self.store.content_hash(doc.storage_ref) == content_hash:
                 # Same bytes already indexed: keep them, but follow a rename/move of the file.
                 await self.store.update_document(doc.storage_ref, doc.file_name, doc.file_url)
-                return result("skipped", reason="the same content is already indexed")
+                return result("skipped", reason="the same content is already indexed", code="same_content")
             await emit("parsing")
             parse_started = time.perf_counter()
             parsed = await asyncio.to_thread(parse_document, data, doc.file_name, self.settings.max_upload_bytes,
@@ -190,15 +194,15 @@ class IndexingService:
             written = await self.store.replace_document(doc.storage_ref, rows)
             return result("success", written)
         except DocumentError as exc:
-            return result("error", reason=exc.reason)
+            return result("error", reason=exc.reason, code=exc.code)
         except EmbeddingError as exc:
-            return result("error", reason=f"embedding failed: {exc}")
+            return result("error", reason=f"embedding failed: {exc}", code="embedding_failed")
         except VectorStoreError as exc:
-            return result("error", reason=f"saving failed: {exc}")
+            return result("error", reason=f"saving failed: {exc}", code="saving_failed")
         except Exception:  # a database error, a reader's bug: reported per document, the batch goes on
             log.exception("indexing %s failed", doc.storage_ref)
             # The person sees the reason: the exception's text stays in the server log.
-            return result("error", reason=UNEXPECTED_REASON)
+            return result("error", reason=UNEXPECTED_REASON, code="unexpected")
 
     async def index_many(self, docs: Sequence[DocumentInput],
                          on_progress: ProgressHook | None = None) -> list[IndexResult]:

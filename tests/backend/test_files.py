@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from ai_llm.common.a2a.server import free_port
+from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
 from ai_llm.common.store.db import Database
 from backend.api.main import create_app
@@ -66,6 +67,21 @@ async def test_upload_list_download_delete(api: httpx.AsyncClient) -> None:
     assert (await api.get(record["download_url"])).status_code == 404
     assert (await api.delete(f"/api/files/{record['id']}")).status_code == 404
     assert record["id"] not in [r["id"] for r in (await api.get("/api/files")).json()]
+
+
+async def test_a_files_indexing_message_is_said_in_the_readers_language(api: httpx.AsyncClient) -> None:
+    """The file agent keeps a failed file's message in the hub's language with its catalog key; each reader
+    gets it in the language the page asks for (`Accept-Language`), in the record and in the list."""
+    record = (await upload(api, "blank-scan.pdf", b"%PDF-1.4 no text")).json()
+    assert record["index_status"] == "error"
+    for language in ("en", "ko"):
+        headers = {"Accept-Language": language}
+        one = (await api.get(f"/api/files/{record['id']}", headers=headers)).json()
+        assert one["index_error"] == message("files.index_no_text", language)
+        listed = [r for r in (await api.get("/api/files", headers=headers)).json() if r["id"] == record["id"]]
+        assert listed[0]["index_error"] == message("files.index_no_text", language)
+    assert message("files.index_no_text", "en") != message("files.index_no_text", "ko")
+    assert (await api.delete(f"/api/files/{record['id']}")).status_code == 204
 
 
 @pytest.mark.parametrize("headers", [{"Origin": "http://evil.example.com"},

@@ -70,16 +70,18 @@ async def handle(request: AgentRequest, progress: Progress) -> AgentReply:
             if b"SAVE-FAILS-ONCE" in raw and not await failed.exists():
                 await failed.write_text(ref)  # as the real agent answers while its database restarts
                 results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "error", "chunks": 0,
-                                "reason": "saving failed: connection to server at 127.0.0.1 failed: refused"})
+                                "reason": "saving failed: connection to server at 127.0.0.1 failed: refused",
+                                "code": "saving_failed"})
                 continue
             if ref in DOCS and DOCS[ref]["hash"] == digest:
                 results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "skipped",
-                                "chunks": len(DOCS[ref]["chunks"]), "reason": "same content already indexed"})
+                                "chunks": len(DOCS[ref]["chunks"]), "reason": "same content already indexed",
+                                "code": "same_content"})
                 continue
             text = _text(raw, doc["file_name"]).strip()
             if not text:
                 results.append({"storage_ref": ref, "file_name": doc["file_name"], "status": "error",
-                                "chunks": 0, "reason": "no extractable text"})
+                                "chunks": 0, "reason": "no extractable text", "code": "no_text"})
                 continue
             chunks = [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)]
             DOCS[ref] = {"hash": digest, "chunks": chunks, "file_name": doc["file_name"],

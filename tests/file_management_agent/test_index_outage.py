@@ -103,6 +103,7 @@ async def test_a_bad_file_ends_as_error_at_once(deps: HubDeps, test_rag: Child) 
         # What happened and what to do, in the catalog's words (not the agent's English reason).
         assert record["index_status"] == "error"
         assert record["index_error"] == message("files.index_no_text", agent.settings.ui_language)
+        assert record["index_reason"] == "files.index_no_text"  # the backend says it in each reader's language
         assert agent.service.index_runs == 1 and record["index_attempts"] == 0  # a verdict is not retried
 
 
@@ -116,6 +117,7 @@ async def test_a_document_the_agent_fails_every_time_ends_as_error_after_bounded
         record = await until(agent, created["id"], lambda r: r["index_status"] != "indexing")
         assert record["index_status"] == "error"
         assert record["index_error"] == message("files.index_gave_up", agent.settings.ui_language, n=3)
+        assert record["index_reason"] == "files.index_gave_up"
         assert agent.service.index_runs == 3 and record["index_attempts"] == 3
 
 

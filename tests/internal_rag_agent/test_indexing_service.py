@@ -54,10 +54,14 @@ async def test_batch_with_every_bad_input_indexes_the_good_documents_only(
     assert by_ref[refs["good_md"]].status == "success"
     expected_reasons = {"encrypted": "password", "corrupt": "damaged", "scan": "no text was found in the scan",
                         "empty": "empty", "pptx": "damaged", "oversize": "limit", "missing": "not found"}
+    # The stable name the file agent chooses its message by (its person's language, not this English reason).
+    expected_codes = {"encrypted": "encrypted", "corrupt": "corrupt", "scan": "no_text", "empty": "empty",
+                      "pptx": "corrupt", "oversize": "too_large", "missing": "not_found"}
     for name, phrase in expected_reasons.items():
         result = by_ref[refs[name]]
         assert result.status == "error", name
         assert result.reason and phrase in result.reason, (name, result.reason)
+        assert result.code == expected_codes[name], (name, result.code)
         assert await chunk_rows(db, refs[name]) == [], f"{name} left rows behind"
     pdf_rows = await chunk_rows(db, refs["good_pdf"])
     # Chunks are whole sentences of one page each; together they cover both pages.
@@ -150,6 +154,6 @@ async def test_a_readers_bug_is_reported_without_its_exception_text(
         DocumentInput(other, "other.md", content_b64=b64("# 다른 규정\n회의는 매주 월요일에 한다.".encode())),
     ])
     assert [r.status for r in results] == ["error", "success"]
-    assert results[0].reason == indexing_service.UNEXPECTED_REASON
+    assert results[0].reason == indexing_service.UNEXPECTED_REASON and results[0].code == "unexpected"
     assert "IndexError" not in (results[0].reason or "") and "string index" not in (results[0].reason or "")
     assert await chunk_rows(db, ref) == before

@@ -142,7 +142,7 @@ def identity_metadata(settings: Settings, principal: Principal, audience: str) -
 ACCOUNTS_OFF = "accounts_off"
 
 
-def _language(request: Request, default: str) -> str:
+def reader_language(request: Request, default: str) -> str:
     """The reader's language: the first of `Accept-Language` the catalog has, else the hub's `UI_LANGUAGE`."""
     for part in request.headers.get("accept-language", "").split(","):
         tag = part.split(";")[0].strip().lower()[:2]
@@ -155,7 +155,7 @@ async def require_accounts(request: Request, state: StateDep) -> None:
     """Refuses (404, `X-Hub-Error: accounts_off`, the reason from the message catalog) while accounts are off:
     a hub without accounts has no users, teams or audit, and its local caller is no administrator of any."""
     if not state.accounts_on:
-        raise HTTPException(404, message("backend.accounts_off", _language(request, state.settings.ui_language)),
+        raise HTTPException(404, message("backend.accounts_off", reader_language(request, state.settings.ui_language)),
                             headers={"X-Hub-Error": ACCOUNTS_OFF})
 
 

@@ -17,10 +17,11 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
 
+from ai_llm.common.messages import catalog, message
 from ai_llm.common.settings import Settings
 from backend.accounts import Principal
 from backend.api.deps import DbDep, FileAgentDep, SettingsDep
-from backend.api.routers.auth import PrincipalDep, identity_headers
+from backend.api.routers.auth import PrincipalDep, identity_headers, reader_language
 from backend.multipart_stream import (
     MultipartFileStream,
     UploadError,
@@ -53,10 +54,14 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
     "properties": {"file": {"type": "string", "format": "binary"}}}}}}}
 
 
-def public_record(record: dict[str, Any]) -> dict[str, Any]:
+def public_record(record: dict[str, Any], language: str | None = None) -> dict[str, Any]:
     """A file agent record with its download links (its own, and each alternate format's) pointing at this
-    backend."""
+    backend, and its index message (`index_error`) said in the reader's `language` when its catalog key
+    (`index_reason`) is known (the file agent stores it in the hub's language)."""
     out = dict(record)
+    key = out.get("index_reason")
+    if language and out.get("index_error") and isinstance(key, str) and key in catalog():
+        out["index_error"] = message(key, language, n=out.get("index_attempts") or 0)
     if out.get("id"):
         out["download_url"] = f"/api/files/{out['id']}/download"
         out["alternates"] = [{**a, "download_url": f"/api/files/{out['id']}/download?format={a['format']}"}
@@ -142,11 +147,13 @@ async def upload_file(request: Request, files: FileAgentDep, settings: SettingsD
         raise HTTPException(413, too_large, headers=TOO_LARGE)
     if response.status_code >= 400:
         raise _relay_error(response)
-    return JSONResponse(public_record(response.json()), status_code=201)
+    return JSONResponse(public_record(response.json(), reader_language(request, settings.ui_language)),
+                        status_code=201)
 
 
 @router.get("")
-async def list_files(files: FileAgentDep, settings: SettingsDep, principal: PrincipalDep) -> list[dict[str, Any]]:
+async def list_files(request: Request, files: FileAgentDep, settings: SettingsDep,
+                     principal: PrincipalDep) -> list[dict[str, Any]]:
     """Every stored file with its index status (`indexing`, `indexed`, `skipped`, `error`)."""
     try:
         response = await files.get("/files", headers=identity_headers(settings, principal, FILE_AGENT))
@@ -156,11 +163,12 @@ async def list_files(files: FileAgentDep, settings: SettingsDep, principal: Prin
         raise _relay_error(response)
     body = response.json()
     records = body.get("files", []) if isinstance(body, dict) else body
-    return [public_record(r) for r in records if isinstance(r, dict)]
+    language = reader_language(request, settings.ui_language)
+    return [public_record(r, language) for r in records if isinstance(r, dict)]
 
 
-async def _record_call(files: httpx.AsyncClient, method: str, path: str, settings: Settings, principal: Principal,
-                       **kwargs: Any) -> dict[str, Any]:
+async def _record_call(request: Request, files: httpx.AsyncClient, method: str, path: str, settings: Settings,
+                       principal: Principal, **kwargs: Any) -> dict[str, Any]:
     """One call to the file agent as this person that answers a file record: the record, or the agent's refusal
     relayed (404, 403, 409 …), or 502 when it cannot be reached."""
     try:
@@ -170,22 +178,22 @@ async def _record_call(files: httpx.AsyncClient, method: str, path: str, setting
         raise _unreachable(files, exc) from exc
     if response.status_code >= 400:
         raise _relay_error(response)
-    return public_record(response.json())
+    return public_record(response.json(), reader_language(request, settings.ui_language))
 
 
 @router.get("/{file_id}", responses={404: {"description": "unknown file"}})
-async def get_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
+async def get_file(request: Request, file_id: FileId, files: FileAgentDep, settings: SettingsDep,
                    principal: PrincipalDep) -> dict[str, Any]:
     """One file record (404 for a file this person may not see)."""
-    return await _record_call(files, "GET", f"/files/{file_id}", settings, principal)
+    return await _record_call(request, files, "GET", f"/files/{file_id}", settings, principal)
 
 
 @router.get("/{file_id}/passages", responses={404: {"description": "unknown file"}})
-async def file_passages(file_id: FileId, files: FileAgentDep, db: DbDep, settings: SettingsDep,
+async def file_passages(request: Request, file_id: FileId, files: FileAgentDep, db: DbDep, settings: SettingsDep,
                         principal: PrincipalDep) -> dict[str, Any]:
     """The file's indexed text in reading order, each passage with its location: what the chat page's viewer
     shows for documents without pages (slides, sheets, HWP, Word, HTML) and beside a scan's image."""
-    record = await get_file(file_id, files, settings, principal)  # 404 unless this person may see the file
+    record = await get_file(request, file_id, files, settings, principal)  # 404 unless this person may see the file
     rows = await db.fetch("SELECT content, pages, location FROM document_chunks WHERE file_id = %s "
                           "ORDER BY chunk_index", (file_id,))
     passages = [{"text": r["content"], "location": r["location"] or
@@ -199,10 +207,10 @@ class Sharing(BaseModel):
 
 
 @router.patch("/{file_id}", responses={403: {"description": "not the owner"}, 404: {"description": "unknown file"}})
-async def share_file(file_id: FileId, body: Sharing, files: FileAgentDep, settings: SettingsDep,
+async def share_file(request: Request, file_id: FileId, body: Sharing, files: FileAgentDep, settings: SettingsDep,
                      principal: PrincipalDep) -> dict[str, Any]:
     """Change who may see a file (its owner or an admin): `{"visibility": "private"|"team:<name>"|"everyone"}`."""
-    return await _record_call(files, "PATCH", f"/files/{file_id}", settings, principal,
+    return await _record_call(request, files, "PATCH", f"/files/{file_id}", settings, principal,
                               json={"visibility": body.visibility})
 
 
@@ -222,13 +230,13 @@ async def delete_file(file_id: FileId, files: FileAgentDep, settings: SettingsDe
 @router.post("/{file_id}/index", status_code=202, responses={
     403: {"description": "not the owner"}, 404: {"description": "unknown file"},
     409: {"description": "already indexed, or being indexed"}})
-async def index_file(file_id: FileId, files: FileAgentDep, settings: SettingsDep,
+async def index_file(request: Request, file_id: FileId, files: FileAgentDep, settings: SettingsDep,
                      principal: PrincipalDep) -> dict[str, Any]:
     """Add a file to the documents that answer questions (its owner or an admin): a report, which is kept out of
     the index until its person adds it, or a file whose indexing failed ("다시 색인"). Indexing starts in the
     background; the record says `indexing`. 409 (`X-Hub-Error: already_indexed` or `indexing`) when it is in the
     documents already or being indexed."""
-    return await _record_call(files, "POST", f"/files/{file_id}/index", settings, principal)
+    return await _record_call(request, files, "POST", f"/files/{file_id}/index", settings, principal)
 
 
 @router.get("/{file_id}/download", response_class=StreamingResponse, responses={

@@ -1,5 +1,5 @@
 // File endpoints. Uploads use XMLHttpRequest for real upload progress events.
-import { apiJson, waitForLogin, formatDetail, ApiError } from './http.js'
+import { apiJson, waitForLogin, formatDetail, ApiError, withLanguage } from './http.js'
 
 export function listFiles(options) {
   return apiJson('/api/files', options)
@@ -52,6 +52,7 @@ function sendOnce(file, onProgress, signal, visibility) {
     xhr.withCredentials = true
     xhr.responseType = 'text'
     xhr.setRequestHeader('Accept', 'application/json')
+    for (const [name, value] of Object.entries(withLanguage())) xhr.setRequestHeader(name, value)
 
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress?.(e.loaded, e.total)

@@ -2,6 +2,7 @@
 // A 401 response puts the app into "login required" mode; the call waits until
 // the user signs in (POST /api/login sets a cookie) and is then retried.
 import { reactive } from 'vue'
+import { locale } from '../i18n.js'
 
 export const auth = reactive({
   required: false,
@@ -65,13 +66,19 @@ async function errorFromResponse(res) {
   return new ApiError(detail || `HTTP ${res.status}`, res.status, detail, code)
 }
 
+/** `headers` plus the page's language as `Accept-Language`: the server says its messages (a file's indexing
+ * result, a refusal) in the language the person chose, not the browser's. */
+export function withLanguage(headers = {}) {
+  return { 'Accept-Language': locale.value, ...headers }
+}
+
 /**
- * fetch() with same-origin credentials and transparent 401 → login → retry.
+ * fetch() with same-origin credentials, the page's language and transparent 401 → login → retry.
  * Returns the Response (any status other than 401).
  */
 export async function apiFetch(url, options = {}) {
   for (;;) {
-    const res = await fetch(url, { credentials: 'same-origin', ...options })
+    const res = await fetch(url, { credentials: 'same-origin', ...options, headers: withLanguage(options.headers) })
     if (res.status !== 401) return res
     if (options.signal?.aborted) return res
     await waitForLogin()

@@ -24,6 +24,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ai_llm.common.a2a.server import BearerTokenMiddleware, bind_socket, serve_app
+from ai_llm.common.messages import message
 from ai_llm.common.settings import get_settings
 
 
@@ -59,6 +60,9 @@ def create_app(root: Path, token: str | None) -> Starlette:
             "sha256": digest.hexdigest(), "uploaded_at": datetime.now(UTC).isoformat(),
             "index_status": "indexed", "index_error": None, "chunks": 1, "storage_ref": file_id,
             "download_url": f"/api/files/{file_id}/download"}
+        if name.startswith("blank"):  # as the real agent records a document with no text: in the hub's language
+            records[file_id].update(index_status="error", index_error=message("files.index_no_text", "ko"),
+                                    index_reason="files.index_no_text", chunks=0)
         return JSONResponse(records[file_id], status_code=201)
 
     async def list_files(_: Request) -> Response:
