@@ -34,6 +34,7 @@ pytestmark = pytest.mark.integration  # real processes, servers or the embedded 
 #: through its CLI with `--json`.
 SMOKE_TESTS = {
     "eval rag": "test_eval_rag",
+    "eval build-sets": "test_eval_build_sets",
     "eval intent": "tests.evals.orchestrator.test_orchestrator_evals::"
                    "test_eval_intent_reports_accuracy_and_confusion_matrix",
     "eval web": "test_eval_web",
@@ -114,6 +115,20 @@ def test_every_eval_and_bench_command_has_a_smoke_test(hub: typer.Typer) -> None
         module, _, name = test.rpartition("::")
         where = vars(importlib.import_module(module)) if module else globals()
         assert callable(where.get(name)), f"no test {test}"
+
+
+def test_eval_build_sets(hub: typer.Typer, tmp_path: Path) -> None:
+    sets = tmp_path / "sets"
+    (sets / "tiny" / "text").mkdir(parents=True)
+    (sets / "tiny" / "text" / "rules.txt").write_text("# Travel rules\n" + DOCUMENT[1] + "\n", encoding="utf-8")
+    (sets / "tiny" / "set.toml").write_text('[[document]]\nfile = "rules.docx"\nformat = "docx"\n'
+                                            'source = "text/rules.txt"\n', encoding="utf-8")
+    args = ["eval", "build-sets", "--root", str(sets), "--out", str(tmp_path / "out")]
+    report = run(hub, args)
+    assert report["sets"] == [{"set": "tiny", "folder": str(tmp_path / "out" / "tiny"), "files": 1,
+                               "rendered": True}]
+    assert (tmp_path / "out" / "tiny" / "rules.docx").stat().st_size > 0
+    assert run(hub, args)["sets"][0]["rendered"] is False  # up to date: not rendered again
 
 
 def test_eval_rag(hub: typer.Typer, embedding_server: str, docs: Path, tmp_path: Path) -> None:

@@ -13,11 +13,16 @@ from ai_llm.common.settings import get_settings
 
 
 def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, search_app: typer.Typer) -> None:
-    """Add `hub eval rag` and `hub bench rag`."""
+    """Add `hub eval rag`, `hub eval build-sets` and `hub bench rag`."""
+    from ai_llm.evals.sets.cli import register as register_sets
+
+    register_sets(app, eval_app, bench_app, search_app)
 
     @eval_app.command("rag")
     def eval_rag(
-        docs: Annotated[Path, typer.Option(help="folder of PDFs to index (e.g. ../shared/eval-data/pdfs)")],
+        docs: Annotated[Path, typer.Option(
+            help="folder of documents to index (e.g. ../shared/eval-data/pdfs); a set's folder or its missing "
+                 "docs/ folder (benchmarks/data/formats_dev/docs) is rendered into the cache first")],
         qa: Annotated[Path, typer.Option(help="QA JSONL: {id, file, question, answer, pages}")],
         details: Annotated[bool, typer.Option(help="include per-question rows")] = False,
         korean_analysis: Annotated[str, typer.Option(
@@ -36,7 +41,13 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         """Index the documents into a temporary database and score page recall, evidence and no-answer handling
         (offline, and with --llm-url also with that model on the same index)."""
         from ai_llm.evals.rag.evaluation import run_rag_eval
+        from ai_llm.evals.sets import SetError, resolve_docs
 
+        try:
+            docs = resolve_docs(docs)
+        except SetError as exc:
+            typer.echo(f"cannot render the set's documents: {exc}", err=True)
+            raise typer.Exit(2) from exc
         if not docs.is_dir() or not qa.is_file():
             typer.echo(f"need an existing --docs folder and --qa file (got {docs}, {qa})", err=True)
             raise typer.Exit(2)

@@ -1,0 +1,177 @@
+"""The set builder: a tiny set in every office format renders to the same extracted text on every build, and a
+wrong `set.toml` or source is a clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ai_llm.evals.sets import SetError, build_set, load_set, resolve_docs
+from ai_llm.evals.sets import build as build_module
+from ai_llm.evals.sets.markup import escape_paragraph, parse, sheet_cell, sheet_value
+from ai_llm.internal_rag_agent.document_parser import parse_document
+
+pytestmark = pytest.mark.unit
+
+DOC = """# Travel rules
+The daily meal allowance is 42 euros.
+[^] Set by the board in 2025.
+- Book trains five days ahead.
+  - Through the travel desk.
++ Keep every receipt.
+\\- A line that only looks like an item.
+```
+allowance = 42
+```
+
+| Item | Limit |
+| Hotel | 120 \\| night |
+"""
+
+SLIDES = """=== slide title
+# Travel briefing
+Second half of 2025
+> Read the rules first.
+
+=== slide bullets
+# Changes
+- Meal allowance rises to 42 euros.
+  - From 1 July.
+
+=== slide table widths=3,4 size=12
+# Limits
+| Item | Limit |
+| Hotel | 120 |
+"""
+
+SHEET = """=== sheet Limits widths=12,10
+| Item | Limit | Code |
+| Hotel | 120 | '007 |
+| Taxi | 35.5 | |
+"""
+
+HANGUL = """# 출장비 지급 기준
+## 제1조(목적)
+이 기준은 출장비의 지급에 관한 사항을 정한다.
+
+| 구분 | 금액 |
+| 식비 | 42,000원 |
+"""
+
+
+def make_set(folder: Path, documents: dict[str, tuple[str, str]]) -> Path:
+    """A set folder with one `text/<file>.txt` per document and its set.toml."""
+    (folder / "text").mkdir(parents=True)
+    entries = []
+    for file, (fmt, text) in documents.items():
+        source = f"text/{file}.txt"
+        (folder / source).write_text(text, encoding="utf-8")
+        entries.append(f'[[document]]\nfile = "{file}"\nformat = "{fmt}"\nsource = "{source}"\n')
+    (folder / "set.toml").write_text('[set]\nname = "tiny"\n\n' + "\n".join(entries), encoding="utf-8")
+    return folder
+
+
+def extracted(folder: Path) -> dict[str, str]:
+    return {p.name: parse_document(p.read_bytes(), p.name).text for p in sorted(folder.iterdir())
+            if not p.name.startswith(".")}
+
+
+def test_a_tiny_set_builds_twice_to_the_same_bytes_and_extracted_text(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {
+        "rules.docx": ("docx", DOC), "briefing.pptx": ("pptx", SLIDES), "limits.xlsx": ("xlsx", SHEET),
+        "rules.hwpx": ("hwpx", HANGUL), "rules.csv": ("csv", "item,limit\r\nHotel,120\r\n")})
+    first = build_set(folder, tmp_path / "a")
+    second = build_set(folder, tmp_path / "b")
+    assert first.rendered and second.rendered
+    a, b = extracted(first.folder), extracted(second.folder)
+    assert a == b and set(a) == {"rules.docx", "briefing.pptx", "limits.xlsx", "rules.hwpx", "rules.csv"}
+    for name in a:
+        assert (first.folder / name).read_bytes() == (second.folder / name).read_bytes(), name
+    assert "42 euros" in a["rules.docx"] and "Set by the board in 2025." in a["rules.docx"]
+    assert "- A line that only looks like an item." in a["rules.docx"]
+    assert "120 | night" in a["rules.docx"]
+    assert "Read the rules first." in a["briefing.pptx"] and "From 1 July." in a["briefing.pptx"]
+    assert "007" in a["limits.xlsx"] and "35.5" in a["limits.xlsx"]
+    assert "42,000원" in a["rules.hwpx"] and "제1조(목적)" in a["rules.hwpx"]
+    assert (first.folder / "rules.csv").read_bytes() == b"item,limit\r\nHotel,120\r\n"
+
+
+def test_an_up_to_date_set_is_not_rendered_again_and_a_changed_source_is(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {"rules.docx": ("docx", DOC)})
+    out = tmp_path / "out"
+    assert build_set(folder, out).rendered
+    assert not build_set(folder, out).rendered
+    (folder / "text" / "rules.docx.txt").write_text(DOC + "A new paragraph.\n", encoding="utf-8")
+    assert build_set(folder, out).rendered
+    assert "A new paragraph." in extracted(out)["rules.docx"]
+
+
+def test_a_set_toml_naming_an_unknown_format_is_a_clear_error(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {"rules.odt": ("odt", DOC)})
+    with pytest.raises(SetError, match=r"document 1 \(rules.odt\): unknown format 'odt'; known: docx"):
+        load_set(folder)
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ('[[document]]\nfile = "a.docx"\nformat = "docx"\nsource = "text/missing.txt"\n', "does not exist"),
+    ('[[document]]\nfile = "../a.docx"\nformat = "docx"\nsource = "text/a.txt"\n', "plain file name"),
+    ('[[document]]\nfile = "a.docx"\nformat = "docx"\nsource = "../outside.txt"\n', "outside the set folder"),
+    ('[[document]]\nfile = "a.docx"\nformat = "docx"\nsource = "text/a.txt"\ncolour = "red"\n', "unknown keys"),
+    ('[set]\nname = "x"\n', "no \\[\\[document\\]\\] entries"),
+])
+def test_wrong_set_toml_entries_are_named(tmp_path: Path, toml: str, message: str) -> None:
+    folder = tmp_path / "tiny"
+    (folder / "text").mkdir(parents=True)
+    (folder / "text" / "a.txt").write_text("A paragraph.\n", encoding="utf-8")
+    (tmp_path / "outside.txt").write_text("x\n", encoding="utf-8")
+    (folder / "set.toml").write_text(toml, encoding="utf-8")
+    with pytest.raises(SetError, match=message):
+        load_set(folder)
+
+
+def test_a_source_the_format_cannot_hold_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {"deck.pptx": ("pptx", "# Not a slide\n")})
+    with pytest.raises(SetError, match=r"deck.pptx.*=== slide"):
+        build_set(folder, tmp_path / "out")
+    folder = make_set(tmp_path / "other", {"code.docx": ("docx", "```\nnever closed\n")})
+    with pytest.raises(SetError, match="code block never closed"):
+        build_set(folder, tmp_path / "out2")
+
+
+def test_markup_escapes_round_trip() -> None:
+    for text in ("# not a heading", "- not an item", "| not a row |", "::gap", "plain"):
+        (part,) = parse(escape_paragraph(text) + "\n")
+        assert [(b.kind, b.text) for b in part.blocks] == [("p", text)]
+    for value in (None, 12, 3.5, "3.5", "'quoted", "text", "007"):
+        assert sheet_value(sheet_cell(value)) == value
+        assert type(sheet_value(sheet_cell(value))) is type(value)
+
+
+def test_eval_docs_path_of_a_set_renders_it_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build_module, "default_cache", lambda: tmp_path / "cache")
+    folder = make_set(tmp_path / "tiny", {"rules.docx": ("docx", DOC)})
+    docs = resolve_docs(folder / "docs")  # the docs/ folder a set used to commit
+    assert docs == tmp_path / "cache" / "tiny" and (docs / "rules.docx").is_file()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.txt").write_text("x", encoding="utf-8")
+    assert resolve_docs(plain) == plain  # a folder of documents is used as it is
+
+
+def test_every_committed_set_toml_is_valid() -> None:
+    for folder in build_module.find_sets():
+        spec = load_set(folder)
+        assert spec.documents, folder
+
+
+def test_a_scan_builds_to_the_same_image_and_is_read_back(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {"notice.png": ("scan-png", "# Travel notice\nThe meal allowance is 42 "
+                                                                     "euros a day.\n")})
+    toml = folder / "set.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '[document.options]\nregular = "LiberationSerif-Regular"\n'
+                    'bold = "LiberationSerif-Bold"\nsize_pt = 14\nseed = 7\nposterize = 4\n', encoding="utf-8")
+    first, second = build_set(folder, tmp_path / "a"), build_set(folder, tmp_path / "b")
+    image = (first.folder / "notice.png").read_bytes()
+    assert image == (second.folder / "notice.png").read_bytes()
+    assert "allowance" in parse_document(image, "notice.png").text
