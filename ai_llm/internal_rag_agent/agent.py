@@ -39,12 +39,14 @@ from ai_llm.common.identity import Viewer, viewer_of_metadata
 from ai_llm.common.llm import LLM, OfflineUnsupported
 from ai_llm.common.messages import message
 from ai_llm.common.settings import Settings
+from ai_llm.common.text.analysis import analyze
 from ai_llm.internal_rag_agent.answer import Answerer, answerable
 from ai_llm.internal_rag_agent.answer_extraction import Evidence
 from ai_llm.internal_rag_agent.cross_language import CrossLingualJudge
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput, IndexingService
 from ai_llm.internal_rag_agent.question import few_content_words, understand_question
 from ai_llm.internal_rag_agent.rag_search_service import RagSearchService, RankedChunk, SearchOutcome
+from ai_llm.internal_rag_agent.reader.model import load_model
 from ai_llm.internal_rag_agent.reader.stage import EvidenceReader
 from ai_llm.internal_rag_agent.retrieval import Retriever
 from ai_llm.internal_rag_agent.vector_store import VectorStore
@@ -111,6 +113,15 @@ class RagAgent:
         self.reader = EvidenceReader(self.retriever, self.cross_judge, settings)
         self.answerer = Answerer(llm, settings)
         self.graph = self._build()
+
+    def warm_up(self) -> None:
+        """Load what a first question would otherwise wait for: Kiwi's dictionary, the multilingual sentence
+        encoder of cross-language reading, the reader model. Blocking (call it in a thread); the server runs it
+        before it answers, so a process (a pod) that reports ready answers its first question in the usual time."""
+        analyze("출장비는 귀국 후 며칠 안에 청구하나요? How many days after the return are claims filed?")
+        self.cross_judge.vectors(["출장비 청구", "travel claims"])
+        if self.settings.rag_reader:
+            load_model()
 
     def _build(self) -> Any:
         graph = StateGraph(RagState)

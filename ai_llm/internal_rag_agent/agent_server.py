@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -64,7 +65,9 @@ def create_app(deps: HubDeps, url: str) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        await get_agent()
+        # Ready only once warm: a first question must not wait for the models (a pod's readiness probe, or the
+        # launcher's, passes after this).
+        await asyncio.to_thread((await get_agent()).warm_up)
         try:
             yield
         finally:

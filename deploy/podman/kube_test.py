@@ -134,8 +134,9 @@ def main() -> int:
         wait_ready(url, timeout_s=float(os.environ.get("KUBE_TEST_TIMEOUT_S", "600")))
         ready_s = time.monotonic() - started
         upload(url)
-        # Each RAG pod loads its models at its first question, which can outlast the orchestrator's RAG step
-        # limit (ORCHESTRATOR_AGENT_TIMEOUTS): one question per pod first (the orchestrator alternates them).
+        # One question per RAG pod first (the orchestrator alternates them): each is counted when the RAG agent
+        # answered it within the orchestrator's step limit (ORCHESTRATOR_AGENT_TIMEOUTS), as a pod that reports
+        # ready only once its models are loaded does.
         warm = [ask(url, "Where does the Falcon team meet?") for _ in range(2)]
         first = ask(url, "What is the launch code of Project Falcon?")
         run("podman", "pod", "rm", "--force", "internal-rag-pod-0")

@@ -393,3 +393,14 @@ async def test_an_english_question_about_a_korean_document_is_judged_across_lang
         assert state["evidence"].cross_similarity < settings.rag_min_cross_similarity
     finally:
         await rag_agent.indexing.delete(ref)
+
+
+async def test_warm_up_loads_what_a_first_question_would_wait_for(rag_agent: RagAgent) -> None:
+    """The server warms the agent before it reports ready: the multilingual sentence encoder of cross-language
+    reading is loaded (a fresh agent has none), and the reader model with it."""
+    from ai_llm.internal_rag_agent.reader.model import load_model
+
+    assert rag_agent.cross_judge._model is None
+    rag_agent.warm_up()
+    assert rag_agent.cross_judge._model is not None
+    assert load_model.cache_info().currsize >= 1
