@@ -165,7 +165,7 @@ async def _index(agent: RagAgent) -> None:
     assert all(r.status == "success" for r in results), results
 
 
-GENERATED = [
+GENERATED: list[dict[str, Any]] = [
     {"id": "g1", "question": "What lodging allowance does Greenfield pay per night in Seoul?", "answer": "180 dollars",
      "evidence": "Greenfield pays a lodging allowance of 180 dollars per night in Seoul."},
     {"id": "g2", "question": "When are Greenfield expense reports due?", "answer": "within 10 days",

@@ -27,6 +27,9 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         ablate: Annotated[bool, typer.Option(
             "--ablate", help="measure each hand rule of evidence selection and no-answer: the shipped design "
                              "without it, on the same writer-disjoint folds (writes nothing)")] = False,
+        followers: Annotated[bool, typer.Option(
+            "--followers", help="measure the rules for the further quoted sentences: leave-one-writer-out on the "
+                                "development sets and on the parallel-entity set (writes nothing)")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     ) -> None:
         """Collect the development sets' candidate sentences, compare the reader designs on writers they were
@@ -43,6 +46,12 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                            f"choose from: {', '.join(d.name for d in chosen)}", err=True)
                 raise typer.Exit(2)
             chosen = tuple(d for d in chosen if d.name in names)
+        if followers:
+            from ai_llm.evals.reader.followers import measure
+
+            report = measure(get_settings(), chosen, echo=lambda line: typer.echo(line, err=True))
+            emit(report, as_json, json.dumps(report, indent=1, ensure_ascii=False))
+            return
         report = run(get_settings(), chosen, recollect, output or MODEL_PATH,
                      echo=lambda line: typer.echo(line, err=True), ablation=ablate)
         emit(report, as_json, json.dumps({k: v for k, v in report.items() if k != "curve"}, indent=1,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ai_llm.internal_rag_agent.agent import RagAgent
 
 from ai_llm.common.settings import PROJECT_ROOT, Settings
+from ai_llm.evals.sets.build import resolve_docs, set_folder_of
 from ai_llm.internal_rag_agent.reader.model import (
     ANSWER_FEATURES,
     FEATURES,
@@ -192,7 +193,7 @@ async def collect_set(base: Settings, dev: DevSet, limit: int = 0) -> list[dict[
     items = spread([item for path in dev.qa for item in load_qa(path)], limit)
     settings = base.model_copy(update={"rag_reader": False, "openai_api_key": None, "openai_base_url": None})
     async with rag_environment(settings) as env:
-        await index_directory(env.agent, dev.docs)
+        await index_directory(env.agent, resolve_docs(dev.docs))
         return await collect_items(env.agent, items, dev.name, dev.writer)
 
 
@@ -205,7 +206,7 @@ def load_or_collect(base: Settings, sets: Sequence[DevSet], recollect: bool = Fa
     """Every set's collected rows, from the cache where it holds them."""
     rows: list[dict[str, Any]] = []
     for dev in sets:
-        if not all(p.is_file() for p in dev.qa) or not dev.docs.exists():
+        if not all(p.is_file() for p in dev.qa) or not (dev.docs.exists() or set_folder_of(dev.docs)):
             echo(f"skipped {dev.name}: its questions or documents are missing")
             continue
         path = cache_path(dev)

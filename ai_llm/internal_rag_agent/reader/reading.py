@@ -1,11 +1,14 @@
 """Reading: the reader model ranks the candidate sentences, chooses the quotes and decides whether any answers.
 
 The answer states the answer first: the best sentence (with the sentence before it when it opens by pointing
-back), then up to two more that the model scores close to it, in reading order, each once.
+back), then up to two more whose ranker logit is close to the best's (`FOLLOWER_MARGIN`), in reading order, each
+once.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -19,8 +22,12 @@ from ai_llm.internal_rag_agent.answer_extraction import (
 )
 from ai_llm.internal_rag_agent.reader.model import ReaderModel
 
-#: A further quoted sentence must have at least this share of the best one's probability.
-FOLLOWER_SHARE = 0.5
+#: A further quoted sentence (a follower) must have a ranker logit at most this far under the best one's: odds of
+#: stating the answer at least exp(-FOLLOWER_MARGIN) of the best's. The ranker is trained with balanced classes,
+#: so its probabilities are not calibrated: a share of the best's probability admits nearly every sentence over
+#: 0.5, a parallel sentence about another entity among them, while a difference of logits is the same whatever the
+#: intercept. Chosen on the development writers, leave-one-writer-out (docs/models/reader.md, ADR 0018).
+FOLLOWER_MARGIN = 2.0
 MAX_QUOTES = 3
 
 
@@ -43,6 +50,15 @@ def holds_the_question(quote: Quote, min_cross: float = MIN_CROSS) -> bool:
     return quote.features.get("window", 1.0) > 0 or quote.features.get("cross", 0.0) >= min_cross
 
 
+def choose_quotes(ranked: Sequence[Quote], logits: Sequence[float], max_quotes: int = MAX_QUOTES,
+                  margin: float = FOLLOWER_MARGIN) -> list[Quote]:
+    """The best of `ranked` (best first, `logits` the ranker's in the same order) and up to `max_quotes - 1`
+    followers whose logit is at most `margin` under the best's, a sentence quoted already left out
+    (`pick_followers`)."""
+    odds = [math.exp(max(-50.0, logit - logits[0])) for logit in logits]  # each one's odds over the best's
+    return pick_followers(ranked, odds, max_quotes, math.exp(-margin))
+
+
 def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, min_cross: float = MIN_CROSS
          ) -> Evidence:
     """`evidence` with its quotes chosen, and its answerable decision taken, by the reader model."""
@@ -59,7 +75,7 @@ def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, m
     best = ranked[0]
     decided = model.answerability(best.features, [float(logit_of[id(q)]) for q in ranked]) \
         if states_asked_unit(best) and holds_the_question(best, min_cross) else 0.0
-    chosen = pick_followers(ranked, [q.reader_score or 0.0 for q in ranked], max_quotes, FOLLOWER_SHARE)
+    chosen = choose_quotes(ranked, [float(logit_of[id(q)]) for q in ranked], max_quotes)
     chosen += antecedents(chosen, candidates)
     # The best sentence leads, with the one before it when it opens by pointing back (its antecedent); the rest
     # follow in reading order.
