@@ -5,13 +5,22 @@ Options (`[document.options]` of a `scan-pdf`, `scan-png` or `scan-tiff` documen
     size_pt, line_gap       body size in points, line height as a multiple of the size (12, 1.45)
     page, margin            page and margins in inches ([8.27, 11.69], [0.95, 0.9])
     dpi                     pixels per inch (200)
+    rescan_dpi              resample the degraded pages to this resolution, as a coarser scanner would
     header, footer          a line on every page; `{page}` and `{pages}` are filled in
     seed                    page k is degraded with seed + k; noise, specks, blur, paper, angle tune it
+    photocopy               a copier look on top: binding-edge shadow, two punch holes, a toner streak
     binarize                turn pages black and white at this threshold
     posterize               keep this many bits of grey
+    levels                  keep this many evenly spread grey levels (16: 0, 17, … 255)
     quality                 JPEG quality of the pages of a PDF (72)
 Markup: `#` is the title, `##` and deeper are headings, `-` items; `::subtitle`, `::center`, `::right` and
 `::bold` paragraphs; `::gap 1.5` leaves that many lines of space.
+
+`layout = "statute"` draws a Korean rules document instead (`render_statute`): a centred title (`#`), `::center`
+lines in the small face, chapter headings (`##`), article lines whose `제N조(…)` title is bold, hanging indents
+under `①`… and `1.` marks, and ruled tables with a shaded header row. Its faces are `regular` and `bold` plus
+`small`, `heading`, `table` and `table_bold` (defaults: regular, bold, regular, bold); its measures are the
+`STATUTE` keys, each an option.
 """
 
 from __future__ import annotations
@@ -190,24 +199,232 @@ def degrade(image: Any, seed: int, options: dict[str, Any]) -> Any:
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 
 
+#: The measures of the statute layout (options of the same name override them): sizes are multiples of the body
+#: size, spaces before/after multiples of the line height unless named otherwise, fills grey levels.
+STATUTE: dict[str, Any] = {
+    "line_gap": 1.62, "ink": 20,
+    "title_scale": 1.7, "title_before": 0.3, "title_after": 1.7,        # before: of the body size; after: of the title
+    "small_scale": 0.85, "center_ink": 60, "center_after": 1.6,         # after: of the small face's size
+    "heading_scale": 1.1, "heading_before": 0.6, "heading_after": 1.15,
+    "keep_with_next": False,                                            # else a heading keeps 3 lines free below it
+    "table_scale": 1.0, "table_pad": 1.6, "table_row": 1.15, "table_head_fill": 232,
+    "table_text_dy": -2, "table_rule": 40, "table_after": 0.4,
+    "circled_indent": 2.0, "numbered_indent": 2.0, "article_before": 0.25,  # indents: of the body size
+    "header_ink": 80, "footer_dy": 1.0,                                 # footer_dy: of the body size, below the margin
+}
+
+
+def statute_items(parts: list[Part]) -> list[tuple[str, Any]]:
+    """The (kind, value) lines of a statute scan: h1, h2, center, p (text) and table (rows)."""
+    items: list[tuple[str, Any]] = []
+    for part in parts:
+        for block in part.blocks:
+            if block.kind == "heading":
+                items.append(("h1" if block.level == 1 else "h2", block.text))
+            elif block.kind == "p" and block.style in ("", "center"):
+                items.append((block.style or "p", block.text))
+            elif block.kind == "table":
+                items.append(("table", block.rows))
+            else:
+                what = f"::{block.style}" if block.style else block.kind
+                raise SetError(f"a statute scan draws headings, paragraphs, ::center lines and tables, not {what!r}")
+    return items
+
+
+def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options: dict[str, Any]) -> list[Any]:
+    """Clean greyscale pages of a Korean rules document (see the module's docstring)."""
+    import re
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    m: dict[str, Any] = {key: options.get(key, value) for key, value in STATUTE.items()}
+    dpi = int(options.get("dpi", 200))
+    page_in = options.get("page", [8.27, 11.69])
+    margin_in = options.get("margin", [0.95, 0.85])
+    size_pt = float(options.get("size_pt", 11.5))
+    header, footer = options.get("header"), options.get("footer", "- {page} -")
+    width_px, height_px = int(page_in[0] * dpi), int(page_in[1] * dpi)
+    mx, my = int(margin_in[0] * dpi), int(margin_in[1] * dpi)
+
+    def px(pt: float) -> int:
+        return int(round(pt / 72 * dpi))
+
+    def font(role: str, scale: float) -> Any:
+        return ImageFont.truetype(str(fonts[role]), px(size_pt * scale))
+
+    reg, bold = font("regular", 1), font("bold", 1)
+    title, small = font("bold", float(m["title_scale"])), font("small", float(m["small_scale"]))
+    hfont = font("heading", float(m["heading_scale"]))
+    cell, cell_bold = font("table", float(m["table_scale"])), font("table_bold", float(m["table_scale"]))
+    ink = int(m["ink"])
+    lh = int(reg.size * float(m["line_gap"]))
+    rh = int(lh * float(m["table_row"]))
+    pages: list[tuple[Any, Any]] = []
+    y = 0
+    width = width_px - 2 * mx
+
+    def new_page() -> None:
+        nonlocal y
+        image = Image.new("L", (width_px, height_px), 255)
+        draw = ImageDraw.Draw(image)
+        pages.append((image, draw))
+        y = my
+        if header:
+            draw.text((mx, my - px(size_pt * 2.4)), header, font=small, fill=int(m["header_ink"]))
+            draw.line([mx, my - px(size_pt * 1.1), width_px - mx, my - px(size_pt * 1.1)], fill=120, width=1)
+
+    def need(height: int) -> None:
+        if y + height > height_px - my:
+            new_page()
+
+    def text(x: float, line: str, face: Any, fill: int = ink) -> None:
+        pages[-1][1].text((x, y), line, font=face, fill=fill)
+
+    new_page()
+    for index, (kind, value) in enumerate(items):
+        draw = pages[-1][1]
+        if kind == "h1":
+            y += px(size_pt * float(m["title_before"]))
+            text((width_px - draw.textlength(value, font=title)) / 2, value, title)
+            y += int(title.size * float(m["title_after"]))
+        elif kind == "center":
+            text((width_px - draw.textlength(value, font=small)) / 2, value, small, int(m["center_ink"]))
+            y += int(small.size * float(m["center_after"]))
+        elif kind == "h2":
+            following = items[index + 1] if index + 1 < len(items) else None
+            if not m["keep_with_next"]:
+                need(lh * 3)
+            elif following and following[0] == "table":
+                need(int(lh * 2.2) + rh * len(following[1]) + lh)
+            else:
+                need(int(lh * 2.2) + lh * 2)
+            y += int(lh * float(m["heading_before"]))
+            text(mx, value, hfont)
+            y += int(lh * float(m["heading_after"]))
+        elif kind == "p":
+            mark = re.match(r"^([①-⑳] |\d+\. |※ )", value)
+            article = re.match(r"^(제\d+조\([^)]*\))", value)
+            base = mx
+            if mark and re.match(r"^[①-⑳]", value):
+                base = mx + px(size_pt * float(m["circled_indent"]))
+            elif mark and mark.group(1)[0].isdigit():
+                base = mx + px(size_pt * float(m["numbered_indent"]))
+            hang = base + (int(draw.textlength(mark.group(1), font=reg)) if mark else 0)
+            if article:
+                y += int(lh * float(m["article_before"]))
+            lines = _wrap(draw, reg, value, width_px - mx - base)
+            first, rest = lines[0], " ".join(lines[1:])
+            need(lh)
+            if article and first.startswith(article.group(1)):
+                text(base, article.group(1), bold)
+                tail = first[len(article.group(1)):]
+                if tail:
+                    page_draw = pages[-1][1]
+                    page_draw.text((base + int(page_draw.textlength(article.group(1), font=bold)), y), tail,
+                                   font=reg, fill=ink)
+            else:
+                text(base, first, reg)
+            y += lh
+            for line in _wrap(draw, reg, rest, width_px - mx - hang) if rest else []:
+                need(lh)
+                text(hang, line, reg)
+                y += lh
+        elif kind == "table":
+            rows: list[list[str]] = value
+            columns = len(rows[0])
+            widths = [max(draw.textlength(row[c], font=cell) for row in rows) + px(size_pt * float(m["table_pad"]))
+                      for c in range(columns)]
+            widths = [w * width / sum(widths) for w in widths]
+            need(rh * len(rows) + lh)
+            y += int(lh * 0.2)
+            top = y
+            table_draw = pages[-1][1]
+            for i, row in enumerate(rows):
+                x: float = mx
+                if i == 0:
+                    table_draw.rectangle([mx, y, mx + width, y + rh], fill=int(m["table_head_fill"]))
+                for c, value_ in enumerate(row):
+                    face = cell_bold if i == 0 else cell
+                    dx = (widths[c] - table_draw.textlength(value_, font=face)) / 2
+                    table_draw.text((x + dx, y + (rh - face.size) / 2 + int(m["table_text_dy"])), value_,
+                                    font=face, fill=ink)
+                    x += widths[c]
+                y += rh
+            rule = int(m["table_rule"])
+            for i in range(len(rows) + 1):
+                table_draw.line([mx, top + i * rh, mx + width, top + i * rh], fill=rule,
+                                width=2 if i in (0, 1, len(rows)) else 1)
+            x = mx
+            for c in range(columns + 1):
+                table_draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=1)
+                if c < columns:
+                    x += widths[c]
+            y += int(lh * float(m["table_after"]))
+        else:
+            raise SetError(f"a statute scan has no {kind}")
+    for k, (_, page_draw) in enumerate(pages):
+        line = str(footer).format(page=k + 1, pages=len(pages))
+        page_draw.text(((width_px - page_draw.textlength(line, font=small)) / 2,
+                        height_px - my + px(size_pt * float(m["footer_dy"]))), line, font=small, fill=90)
+    return [image for image, _ in pages]
+
+
+def photocopy(image: Any, seed: int) -> Any:
+    """A degraded page made to look photocopied: a shadow along the binding edge, two punch-hole shadows and a
+    faint toner streak."""
+    import numpy as np
+    from PIL import Image
+
+    rng = random.Random(seed)
+    a = np.asarray(image).astype(np.float32)
+    h, w = a.shape
+    xx = np.arange(w)[None, :]
+    a -= 55 * np.exp(-xx / 38.0)
+    yy = np.arange(h)[:, None]
+    for cy in (int(h * 0.3), int(h * 0.7)):
+        r2 = (xx - 70) ** 2 + (yy - cy) ** 2
+        a = np.where(r2 < 34 ** 2, a * 0.35 + 40, a)
+    sx = rng.randint(int(w * 0.55), int(w * 0.8))
+    a[:, sx:sx + 3] -= 14
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+
+
 def render_scan(parts: list[Part], fmt: str, options: dict[str, Any], cache: Path, out: Path) -> None:
     """Draw, degrade and save a scan (`fmt`: scan-pdf, scan-png or scan-tiff)."""
     from PIL import ImageOps
 
-    names = {"regular": options.get("regular"), "bold": options.get("bold"),
-             "mono": options.get("mono", options.get("regular"))}
-    if not names["regular"] or not names["bold"]:
+    regular, bold = options.get("regular"), options.get("bold")
+    if not regular or not bold:
         raise SetError("a scan needs `regular` and `bold` font names")
-    fonts = {role: font_path(str(name), cache) for role, name in names.items()}
-    pages = render_pages(items_of(parts), fonts, options)
+    layout = options.get("layout", "plain")
+    if layout == "statute":
+        names = {"regular": regular, "bold": bold, "small": options.get("small", regular),
+                 "heading": options.get("heading", bold), "table": options.get("table", regular),
+                 "table_bold": options.get("table_bold", bold)}
+        fonts = {role: font_path(str(name), cache) for role, name in names.items()}
+        pages = render_statute(statute_items(parts), fonts, options)
+    elif layout == "plain":
+        names = {"regular": regular, "bold": bold, "mono": options.get("mono", regular)}
+        fonts = {role: font_path(str(name), cache) for role, name in names.items()}
+        pages = render_pages(items_of(parts), fonts, options)
+    else:
+        raise SetError(f"unknown scan layout {layout!r} (plain, statute)")
     seed = int(options.get("seed", 0))
     scans = [degrade(page, seed + k, options) for k, page in enumerate(pages)]
+    if options.get("photocopy"):
+        scans = [photocopy(scan, seed + k) for k, scan in enumerate(scans)]
+    dpi = int(options.get("dpi", 200))
+    if "rescan_dpi" in options:
+        ratio, dpi = int(options["rescan_dpi"]) / dpi, int(options["rescan_dpi"])
+        scans = [s.resize((int(s.width * ratio), int(s.height * ratio))) for s in scans]
     if "binarize" in options:
         threshold = int(options["binarize"])
         scans = [s.point(lambda v: 255 if v > threshold else 0, mode="1") for s in scans]
     if "posterize" in options:
         scans = [ImageOps.posterize(s, int(options["posterize"])) for s in scans]
-    dpi = int(options.get("dpi", 200))
+    if "levels" in options:
+        step, scale = 256 // int(options["levels"]), 255 // (int(options["levels"]) - 1)
+        scans = [s.point(lambda v: (v // step) * scale) for s in scans]
     if fmt == "scan-pdf":
         scans[0].save(out, "PDF", save_all=True, append_images=scans[1:], resolution=float(dpi),
                       quality=int(options.get("quality", 72)), creationDate=FIXED_TIME.timetuple(),

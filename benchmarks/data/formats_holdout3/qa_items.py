@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes ../rag_formats_holdout3.jsonl (70 items). The items are hand-written; this
-script only keeps them in one place and numbers them. build.py checks every answer / evidence."""
+script only keeps them in one place and numbers them. Every answer / evidence was checked against the documents."""
 import json
 from pathlib import Path
 

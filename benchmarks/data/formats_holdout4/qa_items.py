@@ -6,7 +6,7 @@
 Each item: (kind, lang, file key, question, answer, pages, location, evidence). The evidence is the whole
 sentence / table row / list item / note line of the document, copied as it appears there (for the scans:
 as drawn, see scan_pages.json). near_miss items ask for a plausible fact that no document of the set gives;
-PROBES lists, per near-miss id, strings that a (wrong) answer would have to quote — build.py asserts that
+PROBES lists, per near-miss id, strings that a (wrong) answer would have to quote — it was checked that
 none of them occurs in any built file.
 """
 from __future__ import annotations

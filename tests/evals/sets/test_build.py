@@ -175,3 +175,54 @@ def test_a_scan_builds_to_the_same_image_and_is_read_back(tmp_path: Path) -> Non
     image = (first.folder / "notice.png").read_bytes()
     assert image == (second.folder / "notice.png").read_bytes()
     assert "allowance" in parse_document(image, "notice.png").text
+
+
+STATUTE = """# 출장 여비 규정
+::center 제정 2025. 3. 1.
+## 제1장 총칙
+제1조(목적) 이 규정은 임직원의 출장 여비 지급에 관한 사항을 정한다.
+① 여비는 운임, 일비, 숙박비 및 식비로 구분한다.
+1. 운임은 실비로 지급한다.
+※ 세부 기준은 별표 1에 따른다.
+
+| 구분 | 일비 | 숙박비 |
+| 임원 | 50,000원 | 150,000원 |
+| 직원 | 30,000원 | 100,000원 |
+"""
+
+
+def test_a_statute_scan_and_the_page_options_render_the_same_bytes_every_time(tmp_path: Path) -> None:
+    from io import BytesIO
+
+    from PIL import Image
+
+    folder = make_set(tmp_path / "tiny", {"rules.pdf": ("scan-pdf", STATUTE), "rules.png": ("scan-png", STATUTE)})
+    toml = folder / "set.toml"
+    pdf_options = ('layout = "statute"\nregular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\n'
+                   'small = "NanumGothic"\ntable = "NanumGothic"\ntable_bold = "NanumGothicBold"\n'
+                   'keep_with_next = true\nheader = "사내 규정집"\nseed = 3\n')
+    png_options = ('layout = "statute"\nregular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\nseed = 5\n'
+                   'photocopy = true\nrescan_dpi = 150\nlevels = 16\n')
+    text = toml.read_text(encoding="utf-8")
+    text = text.replace('source = "text/rules.png.txt"\n', f'source = "text/rules.png.txt"\n[document.options]\n'
+                        f'{png_options}')
+    text = text.replace('source = "text/rules.pdf.txt"\n', f'source = "text/rules.pdf.txt"\n[document.options]\n'
+                        f'{pdf_options}')
+    toml.write_text(text, encoding="utf-8")
+    first, second = build_set(folder, tmp_path / "a"), build_set(folder, tmp_path / "b")
+    for name in ("rules.pdf", "rules.png"):
+        assert (first.folder / name).read_bytes() == (second.folder / name).read_bytes()
+    pdf = (first.folder / "rules.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and "출장" not in pdf.decode("latin-1")
+    page = Image.open(BytesIO((first.folder / "rules.png").read_bytes()))
+    assert page.size == (int(8.27 * 150), int(11.69 * 150))
+    assert {value for _, value in page.getcolors()} <= set(range(0, 256, 17))
+
+
+def test_a_statute_scan_names_what_it_cannot_draw(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {"rules.pdf": ("scan-pdf", "# 규정\n- 항목\n")})
+    toml = folder / "set.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '[document.options]\nlayout = "statute"\n'
+                    'regular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\n', encoding="utf-8")
+    with pytest.raises(SetError, match="rules.pdf.*not 'item'"):
+        build_set(folder, tmp_path / "out")
