@@ -27,8 +27,8 @@ from pydantic import BaseModel, Field
 
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import LANGUAGES, message
-from ai_llm.common.text import ENGLISH_STOPWORDS, content_words, split_sentences
-from ai_llm.common.text.analysis import KOREAN_QUERY_STOPWORDS, QUERY_STOPWORDS, kiwi
+from ai_llm.common.text import TITLE_STOPWORDS, content_words, split_sentences
+from ai_llm.common.text.analysis import KOREAN_QUERY_STOPWORDS, kiwi
 from ai_llm.common.text.rules import extract_answer, rank_sentences
 
 log = logging.getLogger(__name__)
@@ -50,9 +50,9 @@ _REPORT_WORDS = re.compile(
     r"\bkeep\b|\banswers?\b|\breply\b|\bthis\b|\bthat\b|\bit\b|\bas\b|\binto\b|\bprevious\b|\blast\b)",
     re.I)
 _DEICTIC = {"이", "그", "저", "이거", "이것", "그거", "그것", "지금", "을", "를", "에", "대한", "대해", "관한", "로", "으로"}
-#: Question words of an English question that name no topic.
-_TITLE_STOPWORDS = ENGLISH_STOPWORDS | QUERY_STOPWORDS | frozenset(
-    "once keep kept can we us long still ok okay allowed allow need needs required until".split())
+#: Words of an English question that name no topic (`ai_llm/common/text/data/title_stopwords_en.txt` and the
+#: stop-word lists).
+_TITLE_STOPWORDS = TITLE_STOPWORDS
 _NOMINAL_TAGS = ("NNG", "NNP", "NNB", "NR", "SL", "SN", "SH", "XR", "XSN")
 _CORE_TAGS = ("NNG", "NNP", "NR", "SL", "SN", "SH", "XR")
 _QUOTE_LINE = re.compile(r"^\s*>\s?(.*)$")

@@ -108,8 +108,10 @@ How the two texts are compared:
      unit with each number: "5 온스 몇 그램" ≠ "5 그램 몇 온스".
 
 It is cheap: a regex pass, one Kiwi call for text with Hangul (≈0.1–0.3 ms), dictionary look-ups of term runs
-(≈1 ms a comparison in all), and an LRU cache of analysed queries. Kiwi (≈1 s, ≈300 MB) and the equivalence
-tables (≈0.15 s, ≈13k phrases) are loaded once per process, lazily; `warm_up()` loads both ahead of time.
+(≈1 ms a comparison in all), and an LRU cache of analysed queries. Kiwi (the process's one analyser,
+`ai_llm.common.text.analysis.kiwi`, shared with indexing and search: a few seconds, ≈500 MB) and the
+equivalence tables (≈0.15 s, ≈13k phrases) are loaded once per process, lazily; `warm_up()` loads both ahead
+of time.
 
 Because the check decides, the cache's cosine threshold only picks candidates and sits low (0.25 in
 `search_config.yaml`): all-MiniLM-L6-v2, an English model, puts typos ("Samsng") and Korean/English names of
@@ -119,7 +121,6 @@ one thing ("NVIDIA" / "엔비디아", "Microsoft CEO" / "마이크로소프트 �
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -127,7 +128,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from ai_llm.common.text import HANGUL_SYLLABLE
+from ai_llm.common.text import HANGUL_SYLLABLE, NEUTRAL_ENGLISH, NEUTRAL_KOREAN, singular
+from ai_llm.common.text.analysis import KOREAN_FUNCTION_TAGS, KOREAN_TAG_CLASSES, kiwi, korean_english_pairs
 from ai_llm.search_gateway import name_variants
 
 TermKind = Literal["word", "number", "symbol", "korean"]
@@ -146,19 +148,9 @@ _CONTRACTIONS = [(re.compile(pattern, re.IGNORECASE), replacement) for pattern, 
     (r"['’](d|ll|ve|re|m)\b", " ")]]
 _NOT_IN_CONTENT_STRING = re.compile(r"[\s?!.,~·…'\"“”‘’()\[\]{}:;]")
 
-#: English words that carry no request content: phrasing, articles, auxiliaries, pronouns, fillers.
-ENGLISH_NEUTRAL = frozenset("""
-    a an the this that these those it its there here some any each every
-    i me my mine myself we us our you your yours he him his she her they them their
-    be been being do does did done doing have has having
-    can could would should will shall may might must
-    of on at for with about regarding concerning via and or also just really actually exactly
-    please pls plz kindly tell show find search searching look give get know want wanna need like let lets
-    list provide recommend recommended recommendation suggest suggestion between
-    explain explained explanation describe info information details detail s current currently now
-    hi hello hey thanks thank
-    inc corp corporation ltd llc plc co
-""".split())
+#: English words that carry no request content: phrasing, articles, auxiliaries, pronouns, fillers
+#: (`ai_llm/common/text/data/neutral_en.txt`, which says why this is not the stop-word list).
+ENGLISH_NEUTRAL = NEUTRAL_ENGLISH
 
 #: Words that may be left out without changing the request ("who is the CEO of Apple" = "Apple CEO"), but
 #: that must agree when both queries have one: the question word ("when" ≠ "where") and the tense of "to be"
@@ -242,9 +234,6 @@ _COORDINATION = re.compile(r"\s*(?:,|&|and|or|vs\.?|versus|와|과|랑|이랑|�
 _NOT_STATIONS = ("지역", "영역", "권역", "해역", "전역", "수역", "무역", "번역", "통역", "병역", "성역", "하역", "현역",
                  "복역", "노역", "주역", "배역", "광역", "발구역", "할구역", "별구역", "지구역", "연구역", "제구역",
                  "호구역", "거구역", "차구역", "험구역", "전구역", "정구역")
-#: Plural-looking words that are not plurals of another word.
-_NOT_PLURAL = frozenset("news goods arms glasses means species series physics economics politics mathematics "
-                        "athletics savings this its is was has does us bus gas plus yes less".split())
 
 #: Korean particles (Kiwi J* tags) that give the preceding term a case role.
 KOREAN_ROLES = {"에서": "source", "에서부터": "source", "부터": "source", "으로부터": "source", "로부터": "source",
@@ -252,21 +241,11 @@ KOREAN_ROLES = {"에서": "source", "에서부터": "source", "부터": "source"
                 "에게로": "goal", "보다": "comparison", "이": "subject", "가": "subject", "께서": "subject",
                 "을": "object", "를": "object", "의": "possessor", "에": "location", "에게서": "source",
                 "한테서": "source"}
-#: Korean morphemes (form/tag class N, V or M) that carry no request content.
-KOREAN_NEUTRAL = frozenset("""
-    알리/V 알/V 주/V 주시/V 보/V 보이/V 찾/V 찾아보/V 말하/V 가르치/V 대하/V 관하/V 있/V 하/V 되/V 싶/V
-    그렇/V 감사하/V 고맙/V 드리/V
-    검색/N 조회/N 확인/N 설명/N 정리/N 궁금/N 부탁/N 질문/N 정보/N 관련/N 것/N 거/N 수/N 등/N
-    데/N 나/N 저/N 제/N 내/N 우리/N 저희/N 주식회사/N 감사/N 여부/N 현재/N 지금/N 현재/M 지금/M
-    추천/N 이번/N
-    이/M 그/M 저/M 좀/M 혹시/M 그냥/M 제발/M 한번/M 정말/M 진짜/M 꼭/M 다시/M
-""".split())
+#: Korean morphemes ("form/class", class N, V or M of `KOREAN_TAG_CLASSES`) that carry no request content
+#: (`ai_llm/common/text/data/neutral_ko.txt`).
+KOREAN_NEUTRAL = NEUTRAL_KOREAN
 #: Korean negators, mapped to one term per meaning ("안 먹는" = "먹지 않는"; "못 먹는" = "먹지 못하는").
 KOREAN_NEGATION = {"안": "않", "않": "않", "아니": "않", "말": "않", "못": "못", "못하": "못"}
-
-_CONTENT_TAGS = {"NNG": "N", "NNP": "N", "NNB": "N", "NR": "N", "NP": "N", "XR": "N", "VV": "V", "VA": "V",
-                 "MAG": "M", "MM": "M"}
-_FUNCTION_TAGS = ("J", "E", "VCP", "XSV", "XSA", "XSM")  # tag prefixes of particles, endings, verbalisers
 
 #: Real English words one keyboard slip apart: never a typo of each other.
 _REAL_WORD_PAIRS = frozenset(frozenset(pair.split("/")) for pair in """desert/dessert diner/dinner later/latter
@@ -339,36 +318,27 @@ class MatchResult:
         return self.same
 
 
-# --- Kiwi: one shared instance, created lazily -------------------------------------------------------------
-_kiwi: Any = None
-_kiwi_lock = threading.Lock()
+# --- Kiwi: the process's one analyser (`ai_llm.common.text.analysis.kiwi`) ----------------------------------
+@lru_cache(maxsize=1)
+def _stock_price_blocklist() -> Any:
+    """Kiwi reads 주가 ("stock price") at the end of a query as 주 + the particle 가; without the noun 주 (the
+    bound noun of "이번 주가 지나면" stays) it reads the noun 주가."""
+    from kiwipiepy import MorphemeSet
+
+    return MorphemeSet(kiwi(), ["주/NNG"])
 
 
-def _analyser() -> Any:
-    """The process's Kiwi instance (its analysis methods are safe to call from several threads)."""
-    global _kiwi
-    if _kiwi is None:
-        with _kiwi_lock:
-            if _kiwi is None:
-                try:
-                    from kiwipiepy import Kiwi
-                except ImportError as exc:  # listed in requirements.txt; say how to get it
-                    raise ImportError("the semantic cache's Korean check needs kiwipiepy: "
-                                      "pip install kiwipiepy==0.24.1 kiwipiepy-model==0.24.0") from exc
-                # Without the typo and multi-word dictionaries: 300 MB instead of 490 MB, and the same
-                # segmentation of the morphemes compared here (the basic typo model is asked per call).
-                kiwi = Kiwi(load_typo_dict=False, load_multi_dict=False)
-                # 주가 ("stock price") at the end of a query is otherwise read as 주 + the particle 가.
-                kiwi.add_user_word("주가", "NNG")
-                kiwi.tokenize("준비", typos="basic")  # the first call finishes loading (≈1 s): pay it here
-                _kiwi = kiwi
-    return _kiwi
+def _korean_tokens(text: str) -> Any:
+    """Kiwi's morphemes of `text`, with Kiwi's typo model ("환률" is read as "환율"). Kiwi's analysis methods are
+    safe to call from several threads."""
+    blocklist = _stock_price_blocklist() if "주가" in text else None
+    return kiwi().tokenize(text, typos="basic", blocklist=blocklist)
 
 
 def warm_up() -> None:
     """Load the Korean analyser and the equivalence tables now (off the request path, e.g. in a thread at
     start-up)."""
-    _analyser()
+    _korean_tokens("준비 주가")  # the first call with the typo model finishes loading it (≈1 s): pay it here
     equivalents()
 
 
@@ -381,17 +351,6 @@ def _normalise(text: str) -> str:
     return _LONE_JAMO.sub("", text)
 
 
-def singular(word: str) -> str:
-    """Light English plural/possessive folding: companies→company, taxes→tax, prices→price, news stays."""
-    if len(word) < 4 or word in _NOT_PLURAL or not word.endswith("s") or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "zes", "sses")):
-        return word[:-2]
-    return word[:-1]
-
-
 @dataclass
 class _Piece:
     start: int
@@ -402,7 +361,7 @@ class _Piece:
     @property
     def function(self) -> bool:
         """A particle, ending, verbaliser, or an auxiliary/neutral morpheme (해 **줘**): no content."""
-        if self.tag.startswith(_FUNCTION_TAGS):
+        if self.tag.startswith(KOREAN_FUNCTION_TAGS):
             return True
         if self.tag == "VX":
             return self.form not in KOREAN_NEGATION
@@ -427,7 +386,7 @@ def _pieces(text: str, hangul: bool) -> list[_Piece]:
             tag = "acronym"  # the month, not the auxiliary: "May 2024 CPI" is not "2024 CPI"
         pieces.append(_Piece(m.start(), m.end(), m.group().casefold(), tag))
     if hangul:
-        for token in _analyser().tokenize(text, typos="basic"):  # Kiwi's typo model: 환률 → 환율
+        for token in _korean_tokens(text):
             tag = token.tag.split("-")[0]  # VV-I, VA-R: irregular conjugation classes
             if tag[0] in "NVMXJE":  # Korean morphemes; numbers, Latin words and symbols come from the regex
                 pieces.append(_Piece(token.start, token.start + token.len, token.form, tag))
@@ -523,8 +482,8 @@ def _terms(pieces: list[_Piece]) -> list[Term]:
                 last_end = piece.end
         elif form in KOREAN_NEGATION and tag in ("MAG", "VX", "VCN"):
             add(KOREAN_NEGATION[form], form, "korean", piece)
-        elif tag in _CONTENT_TAGS:
-            tagged = f"{form}/{_CONTENT_TAGS[tag]}"
+        elif tag in KOREAN_TAG_CLASSES:
+            tagged = f"{form}/{KOREAN_TAG_CLASSES[tag]}"
             if tagged in KOREAN_NEUTRAL:
                 continue
             if tagged in OPTIONAL_WORDS:
@@ -580,7 +539,6 @@ def _split_date_nouns(terms: list[Term]) -> list[Term]:
 
 # --- equivalent names ----------------------------------------------------------------------------------------
 _DATA = Path(__file__).parent / "data"
-_COMMON_DATA = Path(__file__).resolve().parents[1] / "common" / "text" / "data"
 #: Longest phrase (in terms) looked up as one name.
 _MAX_PHRASE = 6
 
@@ -619,9 +577,9 @@ def equivalents() -> Equivalents:
         if line.strip() and not line.lstrip().startswith("#"):
             groups.append([v.strip() for v in line.split("|") if v.strip()])
     glossary_start = len(groups)
-    for name in ("loanwords_ko_en.tsv", "glossary_ko_en.tsv"):
+    for name in ("loanwords_ko_en", "glossary_ko_en"):
         groups.extend([korean, english] for korean, english in _korean_english(name))
-        if name == "loanwords_ko_en.tsv":
+        if name == "loanwords_ko_en":
             glossary_start = len(groups)
     latin: dict[tuple[str, ...], set[str]] = {}
     hangul: dict[str, set[str]] = {}
@@ -1043,7 +1001,7 @@ def _variant_of_term(x: Term, y: Term) -> bool:
 def _same_gloss(x: Term, y: Term) -> bool:
     """A loanword and a native Korean word the tables render by the same English word ("리스트" / "목록",
     "에러" / "오류"). Two native words sharing a gloss are not enough: "사장" and "회장" are both "president"."""
-    loan, native = _english_glosses("loanwords_ko_en.tsv"), _english_glosses("glossary_ko_en.tsv")
+    loan, native = _english_glosses("loanwords_ko_en"), _english_glosses("glossary_ko_en")
 
     def of(table: dict[str, frozenset[tuple[str, ...]]], t: Term) -> frozenset[tuple[str, ...]]:
         return table.get(t.surface, frozenset()) | table.get(t.key, frozenset())
@@ -1062,15 +1020,11 @@ def _english_glosses(name: str) -> dict[str, frozenset[tuple[str, ...]]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _korean_english(name: str) -> list[tuple[str, str]]:
-    """The (Korean, English) lines of one of the project's Korean–English tables (`common/text/data`)."""
-    path = _COMMON_DATA / name
-    pairs = []
-    for line in (path.read_text(encoding="utf-8").splitlines() if path.exists() else []):
-        parts = [v.strip() for v in line.split("\t")]
-        if len(parts) == 2 and all(parts) and _HANGUL.search(parts[0]) and not _HANGUL.search(parts[1]):
-            pairs.append((parts[0], parts[1]))
-    return pairs
+def _korean_english(table: str) -> list[tuple[str, str]]:
+    """The (Korean, English) lines of one of the project's Korean–English tables (`KOREAN_ENGLISH_TABLES` of
+    `ai_llm.common.text.analysis`) with Hangul on the left only."""
+    return [(korean, english) for korean, english in korean_english_pairs(table)
+            if korean and english and "\t" not in english and _HANGUL.search(korean) and not _HANGUL.search(english)]
 
 
 def _match_variants(a: RequestTerms, b: RequestTerms, left_a: list[Term], left_b: list[Term],

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ai_llm.search_gateway.query_match import compare, is_typo, request_terms, same_request, singular
+from ai_llm.common.text import singular
+from ai_llm.search_gateway.query_match import compare, is_typo, request_terms, same_request
 
 #: Different requests an embedding model calls the same (cosine 0.976, 0.913 and 0.921 with all-MiniLM-L6-v2).
 LOOKALIKE_PAIRS = [

@@ -3,25 +3,50 @@
 Korean is written without reliable spaces after PDF extraction, so every tokenizer here emits
 character bigrams for Hangul runs in addition to whole words; English is lower-cased words minus
 stop words. The same tokens serve BM25, Postgres full-text search and sentence scoring.
+
+Every stop-word and neutral-word list of the project is a data file in `data/`, read by `word_list`; the
+morphological analysis (Kiwi, Snowball stems, the Korean–English tables) is `analysis`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from importlib import resources
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 #: One Hangul syllable (가–힣): `HANGUL_SYLLABLE.search(text)` says the text has Korean in it.
 HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[0-9a-z][0-9a-z.\-_/]*[0-9a-z]|[0-9a-z]|[\uac00-\ud7a3]+", re.IGNORECASE)
 
-ENGLISH_STOPWORDS = frozenset(
-    """a an the and or but if then of to in on at by for with from as is are was were be been being do does
-    did have has had what which who whom whose when where why how this that these those it its into about
-    over under than so such can could should would will shall may might must not no yes i you he she we they
-    me him her us them my your his our their there here any some all each also just only very more most
-    please tell show find give explain describe say says said our ours""".split()
-)
+
+def word_list(name: str) -> frozenset[str]:
+    """The words of `data/<name>.txt` in this package: whitespace-separated, `#` starts a comment line.
+
+    Every stop-word and neutral-word list of the project is such a file, so each list has one source.
+    """
+    text = resources.files(__name__).joinpath("data", f"{name}.txt").read_text(encoding="utf-8")
+    return frozenset(word for line in text.splitlines() if not line.lstrip().startswith("#") for word in line.split())
+
+
+#: English stop words (`data/stopwords_en.txt`): dropped by `tokenize`, `content_words` and `analysis`.
+ENGLISH_STOPWORDS = word_list("stopwords_en")
+#: Korean stop words (`data/stopwords_ko.txt`): whole words `content_words` drops.
+KOREAN_STOPWORDS = word_list("stopwords_ko")
+#: Words of a request that say what to do with the answer, not what it is about (never salient in a question;
+#: `data/query_stopwords_en.txt`).
+QUERY_STOPWORDS = word_list("query_stopwords_en")
+#: Korean morphemes of the same kind (`data/query_stopwords_ko.txt`).
+KOREAN_QUERY_STOPWORDS = word_list("query_stopwords_ko")
+#: Words that name no topic in a report's title: the stop words, the query stop words and
+#: `data/title_stopwords_en.txt`.
+TITLE_STOPWORDS = ENGLISH_STOPWORDS | QUERY_STOPWORDS | word_list("title_stopwords_en")
+#: English words without request content for the semantic cache's same-request check (`data/neutral_en.txt`;
+#: the file says why this is not the stop-word list).
+NEUTRAL_ENGLISH = word_list("neutral_en")
+#: Korean morphemes ("form/class", class N, V or M) without request content for the same check
+#: (`data/neutral_ko.txt`).
+NEUTRAL_KOREAN = word_list("neutral_ko")
 
 #: Korean particles and endings stripped from the end of a word to get its stem.
 KOREAN_PARTICLES = sorted(
@@ -29,10 +54,6 @@ KOREAN_PARTICLES = sorted(
     에는 에서는 으로는 로는 이란 란 이며 며 요 이요 입니까 인가요 인가 는지 은지 인지 할까요 해줘 해 주세요
     알려줘 알려주세요 뭐야 뭐예요 무엇인가요 무엇 어떻게 돼 되나요 있나요 있어 찾아줘""".split(),
     key=len, reverse=True,
-)
-KOREAN_STOPWORDS = frozenset(
-    """무엇 뭐 어떤 어떻게 언제 어디 누구 왜 이 그 저 것 수 등 및 대한 대해 관련 좀 알려줘 알려주세요 찾아줘
-    설명 설명해줘 정리 정리해줘 해줘 주세요 있는 있나요 하는 되는 우리 회사 사내 문서""".split()
 )
 
 
@@ -78,6 +99,27 @@ def tokenize(text: str) -> list[str]:
         elif raw not in ENGLISH_STOPWORDS:
             tokens.append(raw)
     return tokens
+
+
+#: Plural-looking words that are not plurals of another word.
+_NOT_PLURAL = frozenset("news goods arms glasses means species series physics economics politics mathematics "
+                        "athletics savings this its is was has does us bus gas plus yes less".split())
+
+
+def singular(word: str) -> str:
+    """Light English plural folding: companies→company, taxes→tax, prices→price; news, bus, analysis stay.
+
+    The English stemmer of this package for text that must keep its derivations apart: the semantic cache's
+    same-request check treats "parking" / "park" and "interesting" / "interested" as different requests, which
+    Snowball (`analysis.stem`, the stemmer of indexing and search) merges.
+    """
+    if len(word) < 4 or word in _NOT_PLURAL or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "zes", "sses")):
+        return word[:-2]
+    return word[:-1]
 
 
 def is_korean(text: str, min_share: float = 0.2) -> bool:

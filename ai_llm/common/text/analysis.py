@@ -29,30 +29,34 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from ai_llm.common.text import ENGLISH_STOPWORDS, HANGUL_SYLLABLE, hangul_bigrams, normalize
+from ai_llm.common.text import KOREAN_QUERY_STOPWORDS as KOREAN_QUERY_STOPWORDS  # re-exported
+from ai_llm.common.text import QUERY_STOPWORDS as QUERY_STOPWORDS  # re-exported
 
 #: Bump when the terms produced for the same text change: stored chunks then need `hub reindex`.
 ANALYSIS_VERSION = "3"
 
-_DATA = Path(__file__).parent / "data"
 _TOKEN = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z_.\-/]*[0-9A-Za-z])?|[\uac00-\ud7a3]+")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _THOUSANDS = re.compile(r"(\d),(\d{3})(?!\d)")
-_KOREAN_CONTENT_TAGS = ("NNG", "NNP", "NR", "XR", "SH", "SN", "SL", "VV", "VA")
 
-#: Words of a request that say what to do with the answer, not what it is about (never salient).
-QUERY_STOPWORDS = frozenset(
-    """according document documents doc docs pdf file files paper guide guideline spec specification mention
-    mentions mentioned state states stated say says said talk describe described explain explained tell know
-    want need find look give list show let use used using within way ways like also get please thing things
-    kind much many often long mean means meaning one ones happen happens""".split())
-KOREAN_QUERY_STOPWORDS = frozenset(
-    """문서 자료 파일 내용 설명 설명하 알리 말하 말 하 되 있 없 어떻 어떠하 무엇 뭐 어디 언제 누구 왜 얼마 몇 그렇
-    그러 이렇 저렇 대하 관하 관련 경우 정도 부분 주 찾 보 나오 나와 궁금하 알 가이드 가이드라인 거 것 수 등 좀
-    거기 여기 그것 이것 저것 해당 위 아래 이번 그 이 저 혹시 혹은 그리고 또 또는 그럼 그러면""".split())
+# -- Kiwi's tags (Sejong tag set), for every reader of Kiwi's tokens --------------------------------------
+#: Tags of the content morphemes of indexed and searched text: nouns, numerals, roots, foreign words, numbers,
+#: Hanja, and the stems of verbs and adjectives (`analyze` takes the Latin and digit ones from its own pattern).
+KOREAN_CONTENT_TAGS = ("NNG", "NNP", "NR", "XR", "SH", "SN", "SL", "VV", "VA")
+#: Nouns that `analyze` joins into a compound when written as one word.
+KOREAN_NOUN_TAGS = ("NNG", "NNP")
+#: Tags of the morphemes that carry a request's content, by class: N (nouns, bound nouns, numerals, pronouns,
+#: roots), V (verb and adjective stems), M (adverbs and determiners). Wider than `KOREAN_CONTENT_TAGS`: the
+#: semantic cache's same-request check compares question words (뭐/NP, 어떻게/MAG, 몇/MM) and units (명/NNB),
+#: which indexing leaves out; Latin words and numbers come from its own pattern.
+KOREAN_TAG_CLASSES = {"NNG": "N", "NNP": "N", "NNB": "N", "NR": "N", "NP": "N", "XR": "N", "VV": "V", "VA": "V",
+                      "MAG": "M", "MM": "M"}
+#: Tag prefixes of morphemes without content: particles, endings, the copula and verbalising suffixes.
+KOREAN_FUNCTION_TAGS = ("J", "E", "VCP", "XSV", "XSA", "XSM")
 
 
 def _stopword_stems(words: frozenset[str]) -> frozenset[str]:
@@ -77,14 +81,28 @@ def stem(word: str) -> str:
 
 
 _KIWI_LOCK = threading.Lock()
+_KIWI_LOAD = threading.Lock()
+_KIWI: Any = None
 
 
-@functools.cache
 def kiwi() -> Any:
-    """The shared Kiwi analyser (loaded once, about 2 s and 100 MB; only texts with Hangul need it)."""
-    from kiwipiepy import Kiwi
+    """The process's one Kiwi analyser, shared by indexing, search, routing, reports and the search gateway's
+    same-request check (loaded once, lazily: a few seconds and about 500 MB; only texts with Hangul need it).
 
-    return Kiwi()
+    One configuration, Kiwi's defaults (its typo and multi-word dictionaries loaded); a caller that needs more
+    asks per call (the gateway: `typos="basic"`), so every caller reads a text with the same dictionary.
+    """
+    global _KIWI
+    if _KIWI is None:
+        with _KIWI_LOAD:
+            if _KIWI is None:
+                try:
+                    from kiwipiepy import Kiwi
+                except ImportError as exc:  # listed in requirements.txt; say how to get it
+                    raise ImportError("Korean analysis needs kiwipiepy: "
+                                      "pip install kiwipiepy==0.24.1 kiwipiepy-model==0.24.0") from exc
+                _KIWI = Kiwi()
+    return _KIWI
 
 
 def _english_terms(raw: str) -> list[str]:
@@ -104,7 +122,6 @@ def _english_terms(raw: str) -> list[str]:
     return [stem(low)]
 
 
-_NOUN_TAGS = ("NNG", "NNP")
 #: Longest compound (syllables) `_korean_terms` joins from two nouns written as one word.
 COMPOUND_MAX_CHARS = 6
 
@@ -120,7 +137,7 @@ def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | Non
     previous: Any = None
     for token in tokens:
         tag = str(token.tag)
-        noun = tag.startswith(_NOUN_TAGS)
+        noun = tag.startswith(KOREAN_NOUN_TAGS)
         if compounds and previous is not None and noun and int(previous.start) + int(previous.len) == int(token.start) \
                 and len(previous.form) + len(token.form) <= COMPOUND_MAX_CHARS:
             joined = previous.form + token.form
@@ -128,7 +145,7 @@ def _korean_terms(tokens: Iterable[Any], joins: dict[str, tuple[str, str]] | Non
             if joins is not None:
                 joins.setdefault(joined, (previous.form, token.form))
         previous = token if noun else None
-        if tag in ("SL", "SN", "SH") or not tag.startswith(_KOREAN_CONTENT_TAGS):
+        if tag in ("SL", "SN", "SH") or not tag.startswith(KOREAN_CONTENT_TAGS):
             continue
         out.append((int(token.start), token.form))
     return out
@@ -172,18 +189,30 @@ def index_terms(text: str) -> str:
 # -- cross-language tables --------------------------------------------------------------------------------
 
 
+#: The Korean–English tables in `data/`: Hangul loanwords (클럭 → clock) and a glossary of native words (폐기 →
+#: discard). Each line is "Korean<TAB>English".
+KOREAN_ENGLISH_TABLES = ("loanwords_ko_en", "glossary_ko_en")
+
+
+@functools.cache
+def korean_english_pairs(table: str) -> tuple[tuple[str, str], ...]:
+    """The (Korean, English) lines of one of `KOREAN_ENGLISH_TABLES`, stripped, as written."""
+    text = resources.files("ai_llm.common.text").joinpath("data", f"{table}.tsv").read_text(encoding="utf-8")
+    pairs = []
+    for line in text.splitlines():
+        korean, _, english = line.partition("\t")
+        pairs.append((korean.strip(), english.strip()))
+    return tuple(pairs)
+
+
 @functools.cache
 def _tables() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """(Korean form -> English terms, English term -> Korean forms) from the loanword and glossary tables."""
     ko_en: dict[str, list[str]] = {}
     en_ko: dict[str, list[str]] = {}
-    for name in ("loanwords_ko_en.tsv", "glossary_ko_en.tsv"):
-        path = _DATA / name
-        if not path.exists():
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            korean, _, english = line.partition("\t")
-            korean, english = korean.strip().replace(" ", ""), english.strip().lower()
+    for table in KOREAN_ENGLISH_TABLES:
+        for korean, english in korean_english_pairs(table):
+            korean, english = korean.replace(" ", ""), english.lower()
             if not korean or not english:
                 continue
             stems = [t for word in english.split() for t in _english_terms(word)]
@@ -219,7 +248,7 @@ def similar_korean(term: str, top_n: int = 5, min_score: float = 0.55) -> list[t
         return []
     out: list[tuple[str, float]] = []
     for item in found:
-        if float(item.score) >= min_score and str(item.tag).startswith(_KOREAN_CONTENT_TAGS) and item.form != term:
+        if float(item.score) >= min_score and str(item.tag).startswith(KOREAN_CONTENT_TAGS) and item.form != term:
             out.append((item.form, float(item.score)))
     return out
 
