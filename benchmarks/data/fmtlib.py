@@ -1,4 +1,4 @@
-"""Shared helpers of the builders of formats_holdout5 … formats_holdout7 (the other formats sets are rendered by ai_llm/evals/sets/).
+"""Shared helpers of the builders of formats_holdout7 and formats_dev_ko (the other formats sets are rendered by ai_llm/evals/sets/).
 
 Everything here turns real source text (reStructuredText / Markdown docs from PyPI
 sdists, Korean bill texts from the konlpy wheel) into documents. Nothing here adds facts:

@@ -9,8 +9,9 @@ Options by format (`[document.options]`):
     pptx  title, subject, author.  Parts: `=== slide title` (a heading, subtitle paragraphs), `=== slide bullets
           [size=N]` (a heading, items), `=== slide table widths=a,b,… [size=N]` (a heading, one table); `>`
           lines are the speaker notes.
-    xlsx  title, creator.  Parts: `=== sheet Name [widths=a,b,…]`, rows as table rows (numbers typed,
-          `markup.sheet_value`); the first row is bold.
+    xlsx  title, creator.  Parts: `=== sheet Name [widths=a,b,…] [thousands=yes]`, rows as table rows (numbers
+          typed, `markup.sheet_value`); the first row is bold; `thousands=yes` shows integers with digit groups
+          (`#,##0`: 142,300).
     hwpx, hwp  headings (levels 1 and 2), paragraphs (`바탕글`) and tables.
     csv, html, text  the source file is the document.
 """
@@ -289,10 +290,13 @@ def render_xlsx(parts: list[Part], options: dict[str, Any], out: Path) -> None:
             for cell in sheet[1]:
                 cell.font = Font(bold=True)
                 cell.fill = fill
+        grouped = part.options.get("thousands", "no") == "yes"
         for line in sheet.iter_rows(min_row=2):
             for cell in line:
                 cell.alignment = Alignment(wrap_text=isinstance(cell.value, str) and len(cell.value) > 40,
                                            vertical="top")
+                if grouped and isinstance(cell.value, int):
+                    cell.number_format = "#,##0"
         for k, width in enumerate(w for w in part.options.get("widths", "").split(",") if w):
             sheet.column_dimensions[chr(ord("A") + k)].width = float(width)
     book.properties.creator = str(options.get("creator", ""))

@@ -21,6 +21,13 @@ lines in the small face, chapter headings (`##`), article lines whose `제N조(�
 under `①`… and `1.` marks, and ruled tables with a shaded header row. Its faces are `regular` and `bold` plus
 `small`, `heading`, `table` and `table_bold` (defaults: regular, bold, regular, bold); its measures are the
 `STATUTE` keys, each an option.
+
+`layout = "notice"` draws a Korean internal notice (공문, `render_notice`): a centred title (`#`), `::field` lines
+(수신, 참조, 시행일자) closed by a rule, numbered headings (`##`), paragraphs indented with hanging `가.` and `1)`
+marks, `::flush` paragraphs at the margin (붙임), a `::right` signature line, `::page` breaks and ruled tables;
+a running header (`header` left, `header_right` right, a rule) and footer (`footer_left`, `footer` centred, a rule
+above) on every page; margins are [side, top, bottom]. Its faces are `regular`, `bold`, `small`, `table` and
+`table_bold`; its measures are the `NOTICE` keys, each an option.
 """
 
 from __future__ import annotations
@@ -206,11 +213,14 @@ STATUTE: dict[str, Any] = {
     "title_scale": 1.7, "title_before": 0.3, "title_after": 1.7,        # before: of the body size; after: of the title
     "small_scale": 0.85, "center_ink": 60, "center_after": 1.6,         # after: of the small face's size
     "heading_scale": 1.1, "heading_before": 0.6, "heading_after": 1.15,
-    "keep_with_next": False,                                            # else a heading keeps 3 lines free below it
+    "keep_with_next": False,                                            # true: a heading keeps its next item on its page;
+                                                                        # "table": only a table; else 3 lines free below it
     "table_scale": 1.0, "table_pad": 1.6, "table_row": 1.15, "table_head_fill": 232,
     "table_text_dy": -2, "table_rule": 40, "table_after": 0.4,
     "circled_indent": 2.0, "numbered_indent": 2.0, "article_before": 0.25,  # indents: of the body size
     "header_ink": 80, "footer_dy": 1.0,                                 # footer_dy: of the body size, below the margin
+    "header_rule_under": False, "header_rule_ink": 120, "header_rule_width": 1,  # under: the rule 3 pt under the
+                                                                        # header's text, else 1.1 body sizes over the margin
 }
 
 
@@ -271,7 +281,9 @@ def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options
         y = my
         if header:
             draw.text((mx, my - px(size_pt * 2.4)), header, font=small, fill=int(m["header_ink"]))
-            draw.line([mx, my - px(size_pt * 1.1), width_px - mx, my - px(size_pt * 1.1)], fill=120, width=1)
+            rule_y = (my - px(size_pt * 2.4) + small.size + px(3)) if m["header_rule_under"] else my - px(size_pt * 1.1)
+            draw.line([mx, rule_y, width_px - mx, rule_y], fill=int(m["header_rule_ink"]),
+                      width=int(m["header_rule_width"]))
 
     def need(height: int) -> None:
         if y + height > height_px - my:
@@ -292,12 +304,13 @@ def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options
             y += int(small.size * float(m["center_after"]))
         elif kind == "h2":
             following = items[index + 1] if index + 1 < len(items) else None
-            if not m["keep_with_next"]:
-                need(lh * 3)
-            elif following and following[0] == "table":
+            keep = m["keep_with_next"]
+            if keep and following and following[0] == "table":
                 need(int(lh * 2.2) + rh * len(following[1]) + lh)
-            else:
+            elif keep is True:
                 need(int(lh * 2.2) + lh * 2)
+            else:
+                need(lh * 3)
             y += int(lh * float(m["heading_before"]))
             text(mx, value, hfont)
             y += int(lh * float(m["heading_after"]))
@@ -369,6 +382,179 @@ def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options
     return [image for image, _ in pages]
 
 
+#: The measures of the notice layout (options of the same name override them): sizes are multiples of the body
+#: size, spaces multiples of the line height unless named otherwise, fills grey levels.
+NOTICE: dict[str, Any] = {
+    "line_gap": 1.6, "ink": 22,
+    "title_scale": 1.55, "title_before": 0.4, "title_after": 1.9,        # before: of the body size; after: of the title
+    "heading_scale": 1.08, "heading_before": 0.45, "heading_after": 1.1, "field_after": 0.95,
+    "small_scale": 0.8, "header_ink": 70, "header_dy": 2.6, "header_rule_ink": 90,  # header_dy: of the body size
+    "footer_ink": 80, "footer_dy": 1.4, "footer_rule_ink": 120,         # footer_dy: of the body size, below the margin
+    "indent": 1.2, "numbered_indent": 2.6,                              # of the body size
+    "table_scale": 0.88, "table_pad": 1.4, "table_row": 2.0, "table_head_fill": 228,  # table_row: of the cell size
+    "table_rule": 35, "table_before": 0.15, "table_after": 0.35, "right_before": 1.2,
+}
+
+
+def notice_items(parts: list[Part]) -> list[tuple[str, Any]]:
+    """The (kind, value) lines of a notice scan: h1, h2, field, p, flush, right, page (text) and table (rows)."""
+    items: list[tuple[str, Any]] = []
+    for part in parts:
+        for block in part.blocks:
+            if block.kind == "heading":
+                items.append(("h1" if block.level == 1 else "h2", block.text))
+            elif block.kind == "p" and block.style in ("", "field", "flush", "right", "page"):
+                items.append((block.style or "p", block.text))
+            elif block.kind == "table":
+                items.append(("table", block.rows))
+            else:
+                what = f"::{block.style}" if block.style else block.kind
+                raise SetError(f"a notice scan draws headings, paragraphs, ::field, ::flush, ::right and ::page lines "
+                               f"and tables, not {what!r}")
+    return items
+
+
+def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options: dict[str, Any]) -> list[Any]:
+    """Clean greyscale pages of a Korean internal notice (공문; see the module's docstring)."""
+    import re
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    m: dict[str, Any] = {key: options.get(key, value) for key, value in NOTICE.items()}
+    dpi = int(options.get("dpi", 200))
+    page_in = options.get("page", [8.27, 11.69])
+    margin_in = options.get("margin", [0.95, 1.05, 1.0])
+    size_pt = float(options.get("size_pt", 11.0))
+    header, header_right = options.get("header", ""), options.get("header_right", "")
+    footer, footer_left = options.get("footer", "- {page} / {pages} -"), options.get("footer_left", "")
+    width_px, height_px = int(page_in[0] * dpi), int(page_in[1] * dpi)
+    mx, top_px, bottom_px = (int(v * dpi) for v in margin_in)
+
+    def px(pt: float) -> int:
+        return int(round(pt / 72 * dpi))
+
+    def font(role: str, scale: float) -> Any:
+        return ImageFont.truetype(str(fonts[role]), px(size_pt * scale))
+
+    reg, title, hfont = font("regular", 1), font("bold", float(m["title_scale"])), font("bold", float(m["heading_scale"]))
+    small = font("small", float(m["small_scale"]))
+    cell, cell_bold = font("table", float(m["table_scale"])), font("table_bold", float(m["table_scale"]))
+    ink = int(m["ink"])
+    lh = int(reg.size * float(m["line_gap"]))
+    pages: list[tuple[Any, Any]] = []
+    y = 0
+    previous = ""
+
+    def new_page() -> None:
+        nonlocal y, previous
+        image = Image.new("L", (width_px, height_px), 255)
+        draw = ImageDraw.Draw(image)
+        pages.append((image, draw))
+        hy = top_px - px(size_pt * float(m["header_dy"]))
+        draw.text((mx, hy), header, font=small, fill=int(m["header_ink"]))
+        draw.text((width_px - mx - draw.textlength(header_right, font=small), hy), header_right, font=small,
+                  fill=int(m["header_ink"]))
+        rule_y = hy + small.size + px(3)
+        draw.line([mx, rule_y, width_px - mx, rule_y], fill=int(m["header_rule_ink"]), width=2)
+        y, previous = top_px, "page"
+
+    def room(height: int) -> None:
+        if y + height > height_px - bottom_px:
+            new_page()
+
+    def text(x: float, line: str, face: Any) -> None:
+        pages[-1][1].text((x, y), line, font=face, fill=ink)
+
+    new_page()
+    for kind, value in items:
+        draw = pages[-1][1]
+        if kind == "page":
+            new_page()
+        elif kind == "h1":
+            y += px(size_pt * float(m["title_before"]))
+            text((width_px - draw.textlength(value, font=title)) / 2, value, title)
+            y += int(title.size * float(m["title_after"]))
+        elif kind == "field":
+            room(lh)
+            text(mx, value, reg)
+            y += int(lh * float(m["field_after"]))
+        elif kind == "h2":
+            if previous == "field":  # a rule closes the lines of fields (수신, 참조, 시행일자) above the body
+                draw.line([mx, y + px(4), width_px - mx, y + px(4)], fill=40, width=3)
+                y += px(size_pt * 0.9)
+            room(lh * 3)
+            y += int(lh * float(m["heading_before"]))
+            text(mx, value, hfont)
+            y += int(lh * float(m["heading_after"]))
+        elif kind in ("p", "flush"):
+            mark = re.match(r"^([가-하]\. |\d+\) |※ )", value)
+            base = mx + px(size_pt * float(m["indent"]))
+            if mark and mark.group(1)[0].isdigit():
+                base = mx + px(size_pt * float(m["numbered_indent"]))
+            if kind == "flush":
+                base = mx
+            hang = base + (int(draw.textlength(mark.group(1), font=reg)) if mark else 0)
+            lines = _wrap(draw, reg, value, width_px - mx - base)
+            room(lh)
+            text(base, lines[0], reg)
+            y += lh
+            rest = " ".join(lines[1:])
+            for line in _wrap(draw, reg, rest, width_px - mx - hang) if rest else []:
+                room(lh)
+                text(hang, line, reg)
+                y += lh
+        elif kind == "right":
+            y += int(lh * float(m["right_before"]))
+            room(lh)
+            text(width_px - mx - draw.textlength(value, font=hfont), value, hfont)
+            y += lh
+        elif kind == "table":
+            rows: list[list[str]] = value
+            columns = len(rows[0])
+            x0 = mx + px(size_pt * float(m["indent"]))
+            table_width = width_px - mx - x0
+            widths = [max(draw.textlength(row[c], font=cell) for row in rows) + px(size_pt * float(m["table_pad"]))
+                      for c in range(columns)]
+            widths = [w * table_width / sum(widths) for w in widths]
+            rh = int(cell.size * float(m["table_row"]))
+            room(rh * len(rows) + lh)
+            table_draw = pages[-1][1]
+            y += int(lh * float(m["table_before"]))
+            top = y
+            for i, row in enumerate(rows):
+                if i == 0:
+                    table_draw.rectangle([x0, top, x0 + table_width, top + rh], fill=int(m["table_head_fill"]))
+                x: float = x0
+                for c, value_ in enumerate(row):
+                    face = cell_bold if i == 0 else cell
+                    dx = (widths[c] - table_draw.textlength(value_, font=face)) / 2
+                    table_draw.text((x + dx, y + (rh - face.size) / 2 - 2), value_, font=face, fill=ink)
+                    x += widths[c]
+                y += rh
+            rule = int(m["table_rule"])
+            for i in range(len(rows) + 1):
+                table_draw.line([x0, top + i * rh, x0 + table_width, top + i * rh], fill=rule,
+                                width=2 if i in (0, 1, len(rows)) else 1)
+            x = x0
+            for c in range(columns + 1):
+                table_draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=1)
+                if c < columns:
+                    x += widths[c]
+            y += int(lh * float(m["table_after"]))
+        else:
+            raise SetError(f"a notice scan has no {kind}")
+        if kind != "page":
+            previous = kind
+    for k, (_, page_draw) in enumerate(pages):
+        fy = height_px - bottom_px + px(size_pt * float(m["footer_dy"]))
+        page_draw.line([mx, fy - px(5), width_px - mx, fy - px(5)], fill=int(m["footer_rule_ink"]), width=1)
+        page_draw.text((mx, fy), footer_left, font=small, fill=int(m["footer_ink"]))
+        line = str(footer).format(page=k + 1, pages=len(pages))
+        page_draw.text(((width_px - page_draw.textlength(line, font=small)) / 2, fy), line, font=small,
+                       fill=int(m["footer_ink"]))
+    return [image for image, _ in pages]
+
+
 def photocopy(image: Any, seed: int) -> Any:
     """A degraded page made to look photocopied: a shadow along the binding edge, two punch-hole shadows and a
     faint toner streak."""
@@ -403,12 +589,17 @@ def render_scan(parts: list[Part], fmt: str, options: dict[str, Any], cache: Pat
                  "table_bold": options.get("table_bold", bold)}
         fonts = {role: font_path(str(name), cache) for role, name in names.items()}
         pages = render_statute(statute_items(parts), fonts, options)
+    elif layout == "notice":
+        names = {"regular": regular, "bold": bold, "small": options.get("small", regular),
+                 "table": options.get("table", regular), "table_bold": options.get("table_bold", bold)}
+        fonts = {role: font_path(str(name), cache) for role, name in names.items()}
+        pages = render_notice(notice_items(parts), fonts, options)
     elif layout == "plain":
         names = {"regular": regular, "bold": bold, "mono": options.get("mono", regular)}
         fonts = {role: font_path(str(name), cache) for role, name in names.items()}
         pages = render_pages(items_of(parts), fonts, options)
     else:
-        raise SetError(f"unknown scan layout {layout!r} (plain, statute)")
+        raise SetError(f"unknown scan layout {layout!r} (plain, statute, notice)")
     seed = int(options.get("seed", 0))
     scans = [degrade(page, seed + k, options) for k, page in enumerate(pages)]
     if options.get("photocopy"):

@@ -4,7 +4,7 @@
 Each answerable item: (file key, kind, lang, question, answer, evidence, location, pages).
 location: heading / 제N조 / 별표 heading / 슬라이드 N / Sheet!row; None for the scans (pages carry it).
 Near-miss items: (file key, lang, question); NEAR_MISS_PROXIES lists strings a wrong answer would quote,
-and build.py checks that none of them occurs anywhere in the set.
+and it was checked that none of them occurs anywhere in the set.
 """
 import json
 from pathlib import Path

@@ -11,7 +11,7 @@ Each item: id, file, question, answer, pages, location, evidence, kind, lang.
   - kind: ko (Korean question, Korean document), en (English / English), ko_about_en (Korean question about an
     English document), en_about_ko (English question about a Korean document), near_miss (sounds answerable from
     `file`, but no file holds the answer: answer / evidence / location null, pages []).
-PROXIES: for each near miss, 2-4 strings that an answer would have to contain or be found near; build.py checks
+PROXIES: for each near miss, 2-4 strings that an answer would have to contain or be found near; it was checked
 that none of them occurs in any file (case and whitespace ignored).
 """
 import json

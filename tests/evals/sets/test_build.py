@@ -226,3 +226,57 @@ def test_a_statute_scan_names_what_it_cannot_draw(tmp_path: Path) -> None:
                     'regular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\n', encoding="utf-8")
     with pytest.raises(SetError, match="rules.pdf.*not 'item'"):
         build_set(folder, tmp_path / "out")
+
+
+NOTICE = """# 동절기 안전관리 계획
+::field 수신: 전 현장소장
+::field 시행일자: 2025. 11. 10.
+## 1. 목적
+가. 화재와 질식 사고를 예방한다.
+1) 갈탄을 쓰지 않는다.
+::flush 붙임  점검표 1부.  끝.
+::right 안전보건팀장
+::page
+## [붙임] 점검표
+
+| 번호 | 점검 항목 | 확인 |
+| 1 | 소화기 비치 |  |
+"""
+
+
+def test_a_notice_scan_a_ruled_header_and_grouped_sheet_numbers_render_the_same_bytes_every_time(
+        tmp_path: Path) -> None:
+    from io import BytesIO
+
+    from openpyxl import load_workbook
+    from pypdf import PdfReader
+
+    folder = make_set(tmp_path / "tiny", {
+        "notice.pdf": ("scan-pdf", NOTICE), "rules.pdf": ("scan-pdf", STATUTE),
+        "counts.xlsx": ("xlsx", "=== sheet Counts thousands=yes\n| Centre | Parcels |\n| Icheon | 142300 |\n")})
+    toml = folder / "set.toml"
+    notice = ('layout = "notice"\nregular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\nsmall = "NanumGothic"\n'
+              'table = "NanumGothic"\ntable_bold = "NanumGothicBold"\nheader = "안전보건팀"\n'
+              'header_right = "문서번호 2025-214"\nfooter_left = "사내 배포용"\nseed = 4\n')
+    rules = ('layout = "statute"\nregular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\nheader = "사내 규정집"\n'
+             'header_rule_under = true\nheader_rule_ink = 110\nheader_rule_width = 2\nkeep_with_next = "table"\n'
+             'seed = 6\n')
+    text = toml.read_text(encoding="utf-8")
+    for name, options in (("notice.pdf", notice), ("rules.pdf", rules)):
+        text = text.replace(f'source = "text/{name}.txt"\n', f'source = "text/{name}.txt"\n[document.options]\n{options}')
+    toml.write_text(text, encoding="utf-8")
+    first, second = build_set(folder, tmp_path / "a"), build_set(folder, tmp_path / "b")
+    for name in ("notice.pdf", "rules.pdf", "counts.xlsx"):
+        assert (first.folder / name).read_bytes() == (second.folder / name).read_bytes(), name
+    assert len(PdfReader(BytesIO((first.folder / "notice.pdf").read_bytes())).pages) == 2  # `::page` breaks
+    cell = load_workbook(first.folder / "counts.xlsx")["Counts"]["B2"]
+    assert cell.value == 142300 and cell.number_format == "#,##0"
+
+
+def test_a_notice_scan_names_what_it_cannot_draw(tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "tiny", {"notice.pdf": ("scan-pdf", "# 공문\n::center 가운데\n")})
+    toml = folder / "set.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '[document.options]\nlayout = "notice"\n'
+                    'regular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\n', encoding="utf-8")
+    with pytest.raises(SetError, match="notice.pdf.*not '::center'"):
+        build_set(folder, tmp_path / "out")
