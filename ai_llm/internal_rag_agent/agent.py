@@ -201,7 +201,8 @@ class RagAgent:
                        data={"queries": [question, *queries]})
         outcome, document = await self.retriever.search(question, queries, state.get("context") or [],
                                                         state.get("viewer"))
-        evidence = await self.reader.evidence(question, outcome, state.get("viewer"))
+        evidence = await self.reader.evidence(question, outcome, state.get("viewer"),
+                                              "report" if state["data"].get("breadth") == "report" else "answer")
         return {"outcome": outcome, "evidence": evidence, "offline": offline, "document": document}
 
     def _after_search(self, state: RagState) -> str:

@@ -237,6 +237,9 @@ class Orchestrator:
             first = plan.steps[0]
             run_plan = IntentPlan(intent=plan.intent, steps=[first.model_copy(update={
                 "instruction": f"{first.instruction}\n\n이전 결과:\n[orchestrator] {last['text'][:PREVIOUS_RESULT_CHARS]}"})])
+        if any(step.agent == REPORT for step in run_plan.steps):
+            # A report's retrieval gathers what the documents say on its topic, not the one sentence that answers.
+            base_data["breadth"] = "report"
         relay = ANSWER_RELAY.set(self._answer_relay(plan, language, progress))
         try:
             if _report_on_documents(run_plan) and WEB in self.agents:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import httpx
 import pytest
 
 from ai_llm.common.settings import PROJECT_ROOT
@@ -71,12 +72,18 @@ def test_a_first_hour_in_the_browser(real_hub: OfflineHub, tmp_path: Path) -> No
     scenario_path.write_text(json.dumps(scenario, ensure_ascii=False), encoding="utf-8")
     env = {**os.environ, "HUB_URL": real_hub.backend_url, "E2E_SCENARIO": str(scenario_path),
            "E2E_ARTIFACTS": str(artifacts), "CHROMIUM_PATH": str(CHROMIUM)}
+    before = {f["id"] for f in httpx.get(f"{real_hub.backend_url}/api/files", timeout=30).json()}
     real_hub.launcher.kill("search_gateway")  # the web is down for the whole hour
     try:
         result = subprocess.run([node, str(FRONTEND / "tests" / "e2e" / "first_hour.mjs")], cwd=FRONTEND, env=env,
                                 capture_output=True, text=True, timeout=900)
     finally:
         real_hub.launcher.restart("search_gateway")
+        # The hub is shared with the session's other tests: every file the hour left (the uploads, the report)
+        # goes, passed or failed.
+        for record in httpx.get(f"{real_hub.backend_url}/api/files", timeout=30).json():
+            if record["id"] not in before:
+                httpx.delete(f"{real_hub.backend_url}/api/files/{record['id']}", timeout=60)
     report = f"{result.stdout}\n{result.stderr}\nartifacts: {artifacts}"
     print(report)
     assert result.returncode == 0, report

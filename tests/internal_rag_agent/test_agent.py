@@ -404,3 +404,18 @@ async def test_warm_up_loads_what_a_first_question_would_wait_for(rag_agent: Rag
     rag_agent.warm_up()
     assert rag_agent.cross_judge._model is not None
     assert load_model.cache_info().currsize >= 1
+
+
+async def test_a_reports_retrieval_gathers_what_the_documents_say_on_the_topic(rag_agent: RagAgent,
+                                                                                corpus: Corpus) -> None:
+    """An answer quotes the sentence that answers and what scores close to it; a report's retrieval
+    (`breadth: "report"`, sent by the orchestrator for a report's steps) quotes what the documents say on the topic:
+    more of the travel policy's rules, not only the best one."""
+    question = "Summarise the travel policy's rules on expenses and hotels"
+    answer, _ = await ask(rag_agent, question)
+    report, _ = await ask(rag_agent, question, breadth="report")
+    said = [q["text"] for q in report["reply"].data["quotes"]]
+    assert report["reply"].data["status"] == "ok"
+    assert len(said) > len(answer["reply"].data["quotes"]), (said, answer["reply"].data["quotes"])
+    facts = ("14 days", "20 dollars", "150 dollars")
+    assert sum(any(f in s for s in said) for f in facts) >= 2, said

@@ -38,7 +38,8 @@ async def test_index_search_follow_up_and_delete_over_a2a(agent_processes: Agent
     assert reply.data["results"] == [{"storage_ref": ref, "file_name": "onboarding.pdf", "status": "success",
                                       "chunks": reply.data["results"][0]["chunks"], "reason": None,
                                       "elapsed_ms": reply.data["results"][0]["elapsed_ms"], "notices": [],
-                                      "ocr_pages": 0, "parse_ms": reply.data["results"][0]["parse_ms"]}]
+                                      "ocr_pages": 0, "parse_ms": reply.data["results"][0]["parse_ms"],
+                                      "code": None}]
     stages = [e.stage for e in events]
     assert stages.index("parsing") < stages.index("embedding") < stages.index("saving")
     assert any("조각" in e.message for e in events if e.stage == "saving")

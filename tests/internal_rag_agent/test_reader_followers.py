@@ -160,10 +160,19 @@ async def _ask(agent: RagAgent, question: str) -> dict[str, Any]:
 @pytest.mark.skipif(not MODEL_PATH.is_file(), reason="no shipped reader model")
 async def test_the_shipped_reader_quotes_no_other_entity_for_a_question_naming_one(rag_agent: RagAgent) -> None:
     assert load_model() is not None and rag_agent.settings.rag_reader
+    refs = {name: unique_ref("parallel") for name in DOCS}
     results = await rag_agent.indexing.index_many([
-        DocumentInput(unique_ref("parallel"), name, content_b64=base64.b64encode(text.encode()).decode())
+        DocumentInput(refs[name], name, content_b64=base64.b64encode(text.encode()).decode())
         for name, text in DOCS.items()])
-    assert all(r.status == "success" for r in results), results
+    try:
+        assert all(r.status == "success" for r in results), results
+        await _ask_parallel(rag_agent)
+    finally:  # the index is the session's: other tests must not find these documents
+        for ref in refs.values():
+            await rag_agent.indexing.delete(ref)
+
+
+async def _ask_parallel(rag_agent: RagAgent) -> None:
     cases = [
         ("한빛 프로젝트의 출시 코드명은 무엇인가요?", "파랑새-3800", ("은하수",)),
         ("다온 프로젝트 코드명이 뭐예요?", "은하수-2", ("파랑새",)),

@@ -29,6 +29,10 @@ from ai_llm.internal_rag_agent.reader.model import ReaderModel
 #: intercept. Chosen on the development writers, leave-one-writer-out (docs/models/reader.md, ADR 0018).
 FOLLOWER_MARGIN = 2.0
 MAX_QUOTES = 3
+#: A report's retrieval (`data.breadth: "report"`) gathers what the documents say on a topic, not the one sentence
+#: that answers: more sentences, and those further under the best (a regulation's other articles on the topic).
+REPORT_QUOTES = 8
+REPORT_MARGIN = 6.0
 
 
 def states_asked_unit(quote: Quote) -> bool:
@@ -59,9 +63,10 @@ def choose_quotes(ranked: Sequence[Quote], logits: Sequence[float], max_quotes: 
     return pick_followers(ranked, odds, max_quotes, math.exp(-margin))
 
 
-def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, min_cross: float = MIN_CROSS
-         ) -> Evidence:
-    """`evidence` with its quotes chosen, and its answerable decision taken, by the reader model."""
+def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, min_cross: float = MIN_CROSS,
+         margin: float = FOLLOWER_MARGIN) -> Evidence:
+    """`evidence` with its quotes chosen, and its answerable decision taken, by the reader model (`max_quotes`
+    and the followers' logit `margin`: an answer's, or a report's, `REPORT_QUOTES` / `REPORT_MARGIN`)."""
     candidates = [c for c in evidence.candidates if c.features]
     if not candidates:
         return replace(evidence, reader_best=0.0, reader_threshold=model.threshold,
@@ -75,7 +80,7 @@ def read(evidence: Evidence, model: ReaderModel, max_quotes: int = MAX_QUOTES, m
     best = ranked[0]
     decided = model.answerability(best.features, [float(logit_of[id(q)]) for q in ranked]) \
         if states_asked_unit(best) and holds_the_question(best, min_cross) else 0.0
-    chosen = choose_quotes(ranked, [float(logit_of[id(q)]) for q in ranked], max_quotes)
+    chosen = choose_quotes(ranked, [float(logit_of[id(q)]) for q in ranked], max_quotes, margin)
     chosen += antecedents(chosen, candidates)
     # The best sentence leads, with the one before it when it opens by pointing back (its antecedent); the rest
     # follow in reading order.

@@ -95,6 +95,14 @@ def create_app(root: Path, token: str | None) -> Starlette:
         (root / file_id).unlink(missing_ok=True)
         return JSONResponse({"deleted": file_id})
 
+    async def index(request: Request) -> Response:
+        """Add a file to the documents: this stand-in indexes at once (the real agent's 409s are its own tests')."""
+        record = records.get(request.path_params["file_id"])
+        if record is None:
+            return not_found(request.path_params["file_id"])
+        record.update(index_status="indexed", index_error=None, index_reason=None)
+        return JSONResponse(record, status_code=202)
+
     async def get_stats(_: Request) -> Response:
         return JSONResponse(stats)
 
@@ -103,6 +111,7 @@ def create_app(root: Path, token: str | None) -> Starlette:
               Route("/files/{file_id}", delete, methods=["DELETE"]),
               Route("/files/{file_id}", share, methods=["PATCH"]),
               Route("/files/{file_id}/content", content, methods=["GET"]),
+              Route("/files/{file_id}/index", index, methods=["POST"]),
               Route("/stats", get_stats, methods=["GET"]),
               Route("/healthz", lambda _: JSONResponse({"ok": True}), methods=["GET"])]
     return Starlette(routes=routes, middleware=[Middleware(BearerTokenMiddleware, token=token,  # type: ignore[arg-type]
