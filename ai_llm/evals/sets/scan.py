@@ -224,6 +224,31 @@ STATUTE: dict[str, Any] = {
 }
 
 
+def _ruled_table(draw: Any, rows: list[list[str]], widths: list[float], x0: float, top: int, width: float, rh: int,
+                 fonts: tuple[Any, Any], ink: int, head_fill: int, rule: int, text_dy: int) -> int:
+    """Draw `rows` as a ruled table from (`x0`, `top`), `width` wide: each cell's text centred (`fonts`: body, head),
+    the head row shaded, heavier rules above and under the head and at the foot. Returns the y under the table."""
+    y = top
+    for i, row in enumerate(rows):
+        if i == 0:
+            draw.rectangle([x0, top, x0 + width, top + rh], fill=head_fill)
+        x = x0
+        for c, value in enumerate(row):
+            face = fonts[1] if i == 0 else fonts[0]
+            dx = (widths[c] - draw.textlength(value, font=face)) / 2
+            draw.text((x + dx, y + (rh - face.size) / 2 + text_dy), value, font=face, fill=ink)
+            x += widths[c]
+        y += rh
+    for i in range(len(rows) + 1):
+        draw.line([x0, top + i * rh, x0 + width, top + i * rh], fill=rule, width=2 if i in (0, 1, len(rows)) else 1)
+    x = x0
+    for c in range(len(widths) + 1):
+        draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=1)
+        if c < len(widths):
+            x += widths[c]
+    return y
+
+
 def statute_items(parts: list[Part]) -> list[tuple[str, Any]]:
     """The (kind, value) lines of a statute scan: h1, h2, center, p (text) and table (rows)."""
     items: list[tuple[str, Any]] = []
@@ -350,28 +375,8 @@ def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options
             widths = [w * width / sum(widths) for w in widths]
             need(rh * len(rows) + lh)
             y += int(lh * 0.2)
-            top = y
-            table_draw = pages[-1][1]
-            for i, row in enumerate(rows):
-                x: float = mx
-                if i == 0:
-                    table_draw.rectangle([mx, y, mx + width, y + rh], fill=int(m["table_head_fill"]))
-                for c, value_ in enumerate(row):
-                    face = cell_bold if i == 0 else cell
-                    dx = (widths[c] - table_draw.textlength(value_, font=face)) / 2
-                    table_draw.text((x + dx, y + (rh - face.size) / 2 + int(m["table_text_dy"])), value_,
-                                    font=face, fill=ink)
-                    x += widths[c]
-                y += rh
-            rule = int(m["table_rule"])
-            for i in range(len(rows) + 1):
-                table_draw.line([mx, top + i * rh, mx + width, top + i * rh], fill=rule,
-                                width=2 if i in (0, 1, len(rows)) else 1)
-            x = mx
-            for c in range(columns + 1):
-                table_draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=1)
-                if c < columns:
-                    x += widths[c]
+            y = _ruled_table(pages[-1][1], rows, widths, mx, y, width, rh, (cell, cell_bold), ink,
+                             int(m["table_head_fill"]), int(m["table_rule"]), int(m["table_text_dy"]))
             y += int(lh * float(m["table_after"]))
         else:
             raise SetError(f"a statute scan has no {kind}")
@@ -520,26 +525,8 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
             room(rh * len(rows) + lh)
             table_draw = pages[-1][1]
             y += int(lh * float(m["table_before"]))
-            top = y
-            for i, row in enumerate(rows):
-                if i == 0:
-                    table_draw.rectangle([x0, top, x0 + table_width, top + rh], fill=int(m["table_head_fill"]))
-                x: float = x0
-                for c, value_ in enumerate(row):
-                    face = cell_bold if i == 0 else cell
-                    dx = (widths[c] - table_draw.textlength(value_, font=face)) / 2
-                    table_draw.text((x + dx, y + (rh - face.size) / 2 - 2), value_, font=face, fill=ink)
-                    x += widths[c]
-                y += rh
-            rule = int(m["table_rule"])
-            for i in range(len(rows) + 1):
-                table_draw.line([x0, top + i * rh, x0 + table_width, top + i * rh], fill=rule,
-                                width=2 if i in (0, 1, len(rows)) else 1)
-            x = x0
-            for c in range(columns + 1):
-                table_draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=1)
-                if c < columns:
-                    x += widths[c]
+            y = _ruled_table(table_draw, rows, widths, x0, y, table_width, rh, (cell, cell_bold), ink,
+                             int(m["table_head_fill"]), int(m["table_rule"]), -2)
             y += int(lh * float(m["table_after"]))
         else:
             raise SetError(f"a notice scan has no {kind}")
