@@ -170,7 +170,7 @@ def test_a_scan_builds_to_the_same_image_and_is_read_back(tmp_path: Path) -> Non
                                                                      "euros a day.\n")})
     toml = folder / "set.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + '[document.options]\nregular = "LiberationSerif-Regular"\n'
-                    'bold = "LiberationSerif-Bold"\nsize_pt = 14\nseed = 7\nposterize = 4\n', encoding="utf-8")
+                    'bold = "LiberationSerif-Bold"\nsize_pt = 14\nseed = 7\nposterize = 4\nrescan_dpi = 150\n', encoding="utf-8")
     first, second = build_set(folder, tmp_path / "a"), build_set(folder, tmp_path / "b")
     image = (first.folder / "notice.png").read_bytes()
     assert image == (second.folder / "notice.png").read_bytes()
