@@ -1,11 +1,12 @@
 """Fixtures for the internal-RAG tests: the agent over the session's real Postgres and embedding server, and
-PDF builders (reportlab for text PDFs, pypdf for encrypted / image-only ones)."""
+PDF builders (reportlab for text PDFs, pypdf for encrypted / image-only ones), and a reader of chosen weights."""
 
 from __future__ import annotations
 
 import io
 import uuid
 
+import numpy as np
 import pytest
 from pypdf import PdfReader, PdfWriter
 from reportlab.lib.pagesizes import A4
@@ -13,6 +14,7 @@ from reportlab.pdfgen import canvas
 
 from ai_llm.common.runtime import HubDeps
 from ai_llm.internal_rag_agent.agent import RagAgent
+from ai_llm.internal_rag_agent.reader.model import FEATURES, ReaderModel
 from ai_llm.internal_rag_agent.vector_store import PgVectorStore
 
 
@@ -52,6 +54,15 @@ def make_image_only_pdf() -> bytes:
 
 def unique_ref(prefix: str = "test") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def linear_reader(weights: dict[str, float], threshold: float = 0.5, bias: float = 0.0) -> ReaderModel:
+    """A logistic reader of chosen weights over the reader's features (no standardising), for reading tests."""
+    w = np.zeros((len(FEATURES), 1))
+    for name, value in weights.items():
+        w[FEATURES.index(name), 0] = value
+    return ReaderModel(FEATURES, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), [(w, np.asarray([bias]))],
+                       threshold=threshold, band=(0.3, 0.7), design="logistic")
 
 
 @pytest.fixture

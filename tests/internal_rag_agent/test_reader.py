@@ -43,19 +43,11 @@ from ai_llm.internal_rag_agent.reader.model import (
 )
 from ai_llm.internal_rag_agent.reader.reading import read
 from ai_llm.internal_rag_agent.vector_store import ChunkHit
-from tests.internal_rag_agent.conftest import unique_ref
-
-
-def _linear(weights: dict[str, float], threshold: float = 0.5) -> ReaderModel:
-    w = np.zeros((len(FEATURES), 1))
-    for name, value in weights.items():
-        w[FEATURES.index(name), 0] = value
-    return ReaderModel(FEATURES, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), [(w, np.zeros(1))],
-                       threshold=threshold, band=(0.3, 0.7), design="logistic")
+from tests.internal_rag_agent.conftest import linear_reader, unique_ref
 
 
 def test_the_model_file_round_trips_and_a_broken_file_leaves_the_rules(tmp_path: Path) -> None:
-    model = _linear({"similarity": 3.0, "own": 2.0})
+    model = linear_reader({"similarity": 3.0, "own": 2.0})
     rows = [{"similarity": 0.9, "own": 0.5}, {"similarity": 0.1, "own": 0.0}]
     path = tmp_path / "reader.json"
     model.save(path)
@@ -84,18 +76,18 @@ def test_reading_quotes_the_best_sentence_first_and_decides_by_the_threshold() -
     candidates = [_quote(t, i, s, chunk) for i, (t, s) in enumerate(zip(lines, [0.1, 0.2, 0.95, 0.3],
                                                                            strict=True))]
     evidence = Evidence(candidates[:2], best_coverage=0.5, candidates=candidates)
-    chosen = read(evidence, _linear({"similarity": 8.0}, threshold=0.5))
+    chosen = read(evidence, linear_reader({"similarity": 8.0}, threshold=0.5))
     assert chosen.quotes[0].text == "The budget is 40 million won."  # the rules' first was another sentence
     assert chosen.reader_best is not None and chosen.reader_best > 0.9
     assert chosen.answerable(0.2)
-    strict = read(evidence, _linear({"similarity": 8.0}, threshold=0.9999))
+    strict = read(evidence, linear_reader({"similarity": 8.0}, threshold=0.9999))
     assert not strict.answerable(0.2)  # the rules' figures would have answered; the reader decides
 
 
 def test_the_answerability_model_decides_from_the_best_sentence_not_from_its_rank() -> None:
     chunk = RankedChunk(ChunkHit("ref", 0, "", [1], 1.0, file_name="f.txt"), relevance=1.0)
     lines = ["The budget is 40 million won.", "The team meets on Mondays."]
-    ranker = _linear({"similarity": 8.0})
+    ranker = linear_reader({"similarity": 8.0})
     w = np.zeros((len(ANSWER_FEATURES), 1))
     w[ANSWER_FEATURES.index("own"), 0] = 10.0  # answerable only when the best sentence holds the question's words
     ranker.answer = ReaderModel(ANSWER_FEATURES, np.zeros(len(ANSWER_FEATURES)), np.ones(len(ANSWER_FEATURES)),
@@ -116,10 +108,10 @@ def test_a_sentence_without_the_asked_kind_of_value_cannot_answer() -> None:
     candidates = [_quote(t, i, s, chunk) for i, (t, s) in enumerate(zip(lines, [0.9, 0.5], strict=True))]
     for quote, states in zip(candidates, (0.0, 1.0), strict=True):
         quote.features.update(units_asked=1.0, states_unit=states)
-    chosen = read(Evidence([], best_coverage=0.5, candidates=candidates), _linear({"similarity": 8.0}))
+    chosen = read(Evidence([], best_coverage=0.5, candidates=candidates), linear_reader({"similarity": 8.0}))
     assert chosen.quotes[0].text == lines[1]  # the sentence that states degrees leads
     candidates[1].features["states_unit"] = 0.0
-    refused = read(Evidence([], best_coverage=0.5, candidates=candidates), _linear({"similarity": 8.0}))
+    refused = read(Evidence([], best_coverage=0.5, candidates=candidates), linear_reader({"similarity": 8.0}))
     assert refused.reader_best == 0.0 and not refused.answerable(0.2)
 
 
@@ -129,7 +121,7 @@ def test_a_sentence_pointing_back_brings_the_one_before_it_ahead_of_the_rest() -
              "Another unrelated line about lunch."]
     candidates = [_quote(t, i, s, chunk) for i, (t, s) in enumerate(zip(lines, [0.2, 0.9, 0.5], strict=True))]
     evidence = Evidence([], best_coverage=0.5, candidates=candidates)
-    chosen = read(evidence, _linear({"similarity": 8.0}))
+    chosen = read(evidence, linear_reader({"similarity": 8.0}))
     assert [q.text for q in chosen.quotes[:2]] == lines[:2]
 
 

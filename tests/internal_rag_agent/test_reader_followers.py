@@ -10,7 +10,6 @@ import base64
 import math
 from typing import Any
 
-import numpy as np
 import pytest
 
 from ai_llm.common.a2a.server import AgentRequest
@@ -26,18 +25,10 @@ from ai_llm.internal_rag_agent.agent import RagAgent
 from ai_llm.internal_rag_agent.answer_extraction import Evidence, Quote, pick_followers
 from ai_llm.internal_rag_agent.indexing_service import DocumentInput
 from ai_llm.internal_rag_agent.rag_search_service import RankedChunk
-from ai_llm.internal_rag_agent.reader.model import FEATURES, MODEL_PATH, ReaderModel, load_model
+from ai_llm.internal_rag_agent.reader.model import MODEL_PATH, load_model
 from ai_llm.internal_rag_agent.reader.reading import FOLLOWER_MARGIN, choose_quotes, read
 from ai_llm.internal_rag_agent.vector_store import ChunkHit
-from tests.internal_rag_agent.conftest import unique_ref
-
-
-def _linear(weights: dict[str, float], bias: float = 0.0) -> ReaderModel:
-    w = np.zeros((len(FEATURES), 1))
-    for name, value in weights.items():
-        w[FEATURES.index(name), 0] = value
-    return ReaderModel(FEATURES, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), [(w, np.asarray([bias]))],
-                       threshold=0.5, band=(0.3, 0.7), design="logistic")
+from tests.internal_rag_agent.conftest import linear_reader, unique_ref
 
 
 def _candidates(lines: list[tuple[str, float]]) -> list[Quote]:
@@ -60,7 +51,7 @@ def test_a_parallel_sentence_the_ranker_scores_well_under_the_best_is_not_quoted
     # Logits 8.0 (the answer), 7.6 (the same entity's other codename) and 4.8 (another entity's codename): all
     # three over half the best's probability — the rule before quoted the other entity's sentence too.
     candidates = _candidates([(DAON, 0.6), (HANBIT, 1.0), (HANBIT_TEST, 0.95)])
-    model = _linear({"similarity": 8.0})
+    model = linear_reader({"similarity": 8.0})
     probabilities = sorted(model.predict([c.features for c in candidates]), reverse=True)
     assert probabilities[-1] >= BEFORE_SHARE * probabilities[0]  # what the rule before admitted
     chosen = read(Evidence([], best_coverage=0.5, candidates=candidates), model)
@@ -70,7 +61,7 @@ def test_a_parallel_sentence_the_ranker_scores_well_under_the_best_is_not_quoted
 def test_followers_depend_on_the_logits_difference_not_on_the_ranker_s_intercept() -> None:
     candidates = _candidates([(HANBIT, 1.0), (HANBIT_TEST, 0.95), (DAON, 0.6)])
     for bias in (-6.0, 0.0, 6.0):  # a build trained with another class balance shifts every logit alike
-        model = _linear({"similarity": 8.0}, bias)
+        model = linear_reader({"similarity": 8.0}, bias=bias)
         logits = list(model.logits([c.features for c in candidates]))
         for quote, logit in zip(candidates, logits, strict=True):
             quote.reader_score = float(1.0 / (1.0 + math.exp(-logit)))
@@ -109,7 +100,7 @@ def _row(question: str, lines: list[tuple[str, float, bool]]) -> dict[str, Any]:
 
 
 def test_the_development_data_chooses_the_widest_margin_that_costs_nothing_on_balance() -> None:
-    model = _linear({"similarity": 1.0})
+    model = linear_reader({"similarity": 1.0})
     # The best is the evidence; another entity's parallel sentence 3 logits under it.
     parallel = _row("What is the codename of project Hanbit?", [
         ("Project Hanbit has the codename Bluebird.", 8.0, True), ("Project Daon has the codename Galaxy.", 5.0, False)])
