@@ -24,7 +24,13 @@ from ai_llm.internal_rag_agent.answer_extraction import (
 from ai_llm.internal_rag_agent.cross_language import CrossLingualJudge
 from ai_llm.internal_rag_agent.rag_search_service import SearchOutcome
 from ai_llm.internal_rag_agent.reader.model import load_model
-from ai_llm.internal_rag_agent.reader.reading import REPORT_MARGIN, REPORT_QUOTES, read
+from ai_llm.internal_rag_agent.reader.reading import (
+    FOLLOWER_MARGIN,
+    MAX_QUOTES,
+    REPORT_MARGIN,
+    REPORT_QUOTES,
+    read,
+)
 from ai_llm.internal_rag_agent.retrieval import Retriever
 
 
@@ -46,7 +52,7 @@ class EvidenceReader:
                        breadth: str = "answer") -> Evidence:
         """The evidence the search's chunks hold for `question`: the sentences that answer it (`breadth`
         "answer"), or, for a report's retrieval ("report"), what the documents say on it."""
-        report = breadth == "report"
+        quotes, margin = (REPORT_QUOTES, REPORT_MARGIN) if breadth == "report" else (MAX_QUOTES, FOLLOWER_MARGIN)
         assert outcome.query_terms is not None and outcome.stats is not None
         reader = load_model() if self.settings.rag_reader else None
         similarity, tuned = await self.retriever.similarities(question, outcome, reader is not None
@@ -54,7 +60,7 @@ class EvidenceReader:
         if reader is not None and tuned:  # read against the encoder's own "none of them" cosine, as trained
             tuned = {s: v - reader.null_cosine for s, v in tuned.items()}
         evidence = await asyncio.to_thread(find_evidence, question, outcome.query_terms, outcome.stats,
-                                           outcome.chunks, REPORT_QUOTES if report else 3, similarity, tuned=tuned)
+                                           outcome.chunks, quotes, similarity, tuned=tuned)
         if not evidence.unknown and not evidence.lexical(self.settings.rag_min_evidence,
                                                          self.settings.rag_min_question_coverage,
                                                          self.settings.rag_min_question_similarity):
@@ -74,13 +80,9 @@ class EvidenceReader:
                 else:
                     query, stats = await self.retriever.translated(question, outcome, across, viewer)
                     evidence = await asyncio.to_thread(find_evidence, question, query, stats,
-                                                       chunks, REPORT_QUOTES if report else 3, similarity, cross,
-                                                       len(chunks), tuned)
+                                                       chunks, quotes, similarity, cross, len(chunks), tuned)
         # The reader chooses the quotes and decides whether they answer, when it has what it reads (the
         # question encoder's cosines, which only the e5 index and its embedding server give).
         if reader is not None and (tuned or not reader.reads_question_encoder):
-            if report:
-                evidence = read(evidence, reader, REPORT_QUOTES, self.settings.rag_min_cross_similarity, REPORT_MARGIN)
-            else:
-                evidence = read(evidence, reader, min_cross=self.settings.rag_min_cross_similarity)
+            evidence = read(evidence, reader, quotes, self.settings.rag_min_cross_similarity, margin)
         return evidence
