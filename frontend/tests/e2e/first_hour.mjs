@@ -16,7 +16,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {
   ARTIFACTS, E2EFailure, HUB_URL, INDEX_TIMEOUT, ask, check, counts, fail, drive, openHub,
-  screenshot, squash, tid, uploadAndIndex, waitForReply,
+  screenshot, squash, tid, uploadAndIndex, waitForReply, waitIndexed,
 } from './lib.mjs'
 
 const ANSWER_TIMEOUT = Number(process.env.E2E_ANSWER_TIMEOUT_MS || 180000)
@@ -81,10 +81,8 @@ async function main() {
       const response = await uploaded
       if (!response.ok()) fail(`the upload answered ${response.status()}`)
       const id = (await response.json()).id
-      await page.waitForFunction((fid) => {
-        const el = document.querySelector(`[data-testid="file-row"][data-file-id="${fid}"] [data-testid="file-status"]`)
-        return el && el.dataset.status === 'indexed'
-      }, id, { timeout: INDEX_TIMEOUT, polling: 250 }).catch(() => fail(`${noteName} was not indexed`))
+      const status = await waitIndexed(page, id)
+      if (status !== 'indexed') fail(`${noteName} is "${status}"`)
       const said = await page.evaluate(() => [...document.querySelectorAll('[data-testid="live-announcer"] p')]
         .map((p) => p.textContent).join(' | '))
       if (!said.includes(noteName)) fail(`the upload's result was not announced (announced: ${said})`)

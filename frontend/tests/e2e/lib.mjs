@@ -83,6 +83,21 @@ export async function openHub(page) {
 
 export const squash = (text) => String(text || '').normalize('NFKC').replace(/\s+/g, '')
 
+/** Waits until the file list shows file `id` done with indexing (any status but `indexing`); returns that status. */
+export async function waitIndexed(page, id) {
+  await page
+    .waitForFunction(
+      (fid) => {
+        const el = document.querySelector(`[data-testid="file-row"][data-file-id="${fid}"] [data-testid="file-status"]`)
+        return el && el.dataset.status !== 'indexing'
+      },
+      id,
+      { timeout: INDEX_TIMEOUT, polling: 250 },
+    )
+    .catch(() => fail(`still indexing after ${INDEX_TIMEOUT} ms`))
+  return page.locator(`[data-testid="file-row"][data-file-id="${id}"] [data-testid="file-status"]`).getAttribute('data-status')
+}
+
 /** Uploads a file through the file panel and waits until it is indexed; returns its id. */
 export async function uploadAndIndex(page, filePath) {
   const responseP = page.waitForResponse(
@@ -94,16 +109,7 @@ export async function uploadAndIndex(page, filePath) {
   if (!response.ok()) fail(`POST /api/files answered ${response.status()}: ${(await response.text()).slice(0, 300)}`)
   const id = (await response.json())?.id
   if (!id) fail('upload response has no id')
-  await page
-    .waitForFunction(
-      (fid) => {
-        const el = document.querySelector(`[data-testid="file-row"][data-file-id="${fid}"] [data-testid="file-status"]`)
-        return el && el.dataset.status !== 'indexing'
-      },
-      id,
-      { timeout: INDEX_TIMEOUT, polling: 250 },
-    )
-    .catch(() => fail(`still indexing after ${INDEX_TIMEOUT} ms`))
+  await waitIndexed(page, id)
   return id
 }
 

@@ -16,8 +16,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {
-  ARTIFACTS, E2EFailure, HUB_URL, INDEX_TIMEOUT, check, counts, fail, drive, openHub, openQuote,
-  screenshot, tid, uploadAndIndex, waitForReply, ask,
+  ARTIFACTS, E2EFailure, HUB_URL, check, counts, fail, drive, openHub, openQuote,
+  screenshot, tid, uploadAndIndex, waitForReply, waitIndexed, ask,
 } from './lib.mjs'
 
 const QUESTION = process.env.E2E_QUESTION || '업로드한 문서의 주요 내용을 요약해 줘'
@@ -110,17 +110,7 @@ async function main() {
     await check('file becomes indexed', async () => {
       const row = page.locator(`${tid('file-row')}[data-file-id="${fileId}"]`)
       await row.waitFor({ timeout: 15000 }).catch(() => fail('the uploaded file is not listed'))
-      await page
-        .waitForFunction(
-          (id) => {
-            const el = document.querySelector(`[data-testid="file-row"][data-file-id="${id}"] [data-testid="file-status"]`)
-            return el && el.dataset.status !== 'indexing'
-          },
-          fileId,
-          { timeout: INDEX_TIMEOUT, polling: 250 },
-        )
-        .catch(() => fail(`still indexing after ${INDEX_TIMEOUT} ms`))
-      const status = await row.locator(tid('file-status')).getAttribute('data-status')
+      const status = await waitIndexed(page, fileId)
       if (status !== 'indexed') {
         const reason = await row.locator(tid('file-status-reason')).innerText().catch(() => '')
         fail(`index status is "${status}"${reason ? `: ${reason}` : ''}`)
