@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ai_llm.common.text import content_words, normalize
+from ai_llm.common.text import content_words, normalize, singular
 from ai_llm.file_management_agent.file_records import FileRecord
 
 KST = timezone(timedelta(hours=9))  # Korea has no daylight saving time
@@ -142,14 +142,8 @@ def _rename_parts(text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _singular(word: str) -> str:
-    if word.isascii() and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def _terms(text: str) -> list[str]:
-    return [_singular(w) for w in content_words(text) if len(w) > 1 and not _GENERIC.match(w)]
+    return [singular(w) if w.isascii() else w for w in content_words(text) if len(w) > 1 and not _GENERIC.match(w)]
 
 
 def parse_instruction(text: str, now: datetime | None = None) -> FileCommand:

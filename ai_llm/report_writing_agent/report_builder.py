@@ -28,7 +28,12 @@ from pydantic import BaseModel, Field
 from ai_llm.common.llm import LLM, LLMError, OfflineUnsupported
 from ai_llm.common.messages import LANGUAGES, message
 from ai_llm.common.text import TITLE_STOPWORDS, content_words, split_sentences
-from ai_llm.common.text.analysis import KOREAN_QUERY_STOPWORDS, kiwi
+from ai_llm.common.text.analysis import (
+    KOREAN_NOMINAL_CONTENT_TAGS,
+    KOREAN_NOUN_PHRASE_TAGS,
+    KOREAN_QUERY_STOPWORDS,
+    kiwi,
+)
 from ai_llm.common.text.rules import extract_answer, rank_sentences
 
 log = logging.getLogger(__name__)
@@ -50,11 +55,6 @@ _REPORT_WORDS = re.compile(
     r"\bkeep\b|\banswers?\b|\breply\b|\bthis\b|\bthat\b|\bit\b|\bas\b|\binto\b|\bprevious\b|\blast\b)",
     re.I)
 _DEICTIC = {"이", "그", "저", "이거", "이것", "그거", "그것", "지금", "을", "를", "에", "대한", "대해", "관한", "로", "으로"}
-#: Words of an English question that name no topic (`ai_llm/common/text/data/title_stopwords_en.txt` and the
-#: stop-word lists).
-_TITLE_STOPWORDS = TITLE_STOPWORDS
-_NOMINAL_TAGS = ("NNG", "NNP", "NNB", "NR", "SL", "SN", "SH", "XR", "XSN")
-_CORE_TAGS = ("NNG", "NNP", "NR", "SL", "SN", "SH", "XR")
 _QUOTE_LINE = re.compile(r"^\s*>\s?(.*)$")
 #: "— name, p.3" or "— name, 슬라이드 2" / "— name, 예산!2–21" / "— name, 제2장 > 제2조(일비)" (a location
 #: that is not a page is kept by the source's label, not by the quote).
@@ -217,10 +217,10 @@ def _korean_topic(question: str) -> list[str]:
     for match in re.finditer(r"\S+", question):
         start, end = match.start(), match.end()
         inside = [t for t in tokens if start <= t.start < end]
-        cores = [t for t in inside if str(t.tag).startswith(_CORE_TAGS) and t.form not in KOREAN_QUERY_STOPWORDS]
+        cores = [t for t in inside if str(t.tag).startswith(KOREAN_NOMINAL_CONTENT_TAGS) and t.form not in KOREAN_QUERY_STOPWORDS]
         if not cores:
             continue
-        stop = max(t.start + t.len for t in inside if str(t.tag).startswith(_NOMINAL_TAGS))
+        stop = max(t.start + t.len for t in inside if str(t.tag).startswith(KOREAN_NOUN_PHRASE_TAGS))
         word = question[start:stop].strip(" .,:;!?\"'()[]")
         if word:
             words.append(word)
@@ -236,7 +236,7 @@ def topic_from_question(question: str) -> str:
         words = _korean_topic(question)
     else:
         words = [w for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9.\-/]*[A-Za-z0-9]|[A-Za-z0-9]", question)
-                 if w.lower() not in _TITLE_STOPWORDS]
+                 if w.lower() not in TITLE_STOPWORDS]
     topic = " ".join(words[:TITLE_WORDS])
     return topic[:1].upper() + topic[1:]
 

@@ -148,10 +148,6 @@ _CONTRACTIONS = [(re.compile(pattern, re.IGNORECASE), replacement) for pattern, 
     (r"['’](d|ll|ve|re|m)\b", " ")]]
 _NOT_IN_CONTENT_STRING = re.compile(r"[\s?!.,~·…'\"“”‘’()\[\]{}:;]")
 
-#: English words that carry no request content: phrasing, articles, auxiliaries, pronouns, fillers
-#: (`ai_llm/common/text/data/neutral_en.txt`, which says why this is not the stop-word list).
-ENGLISH_NEUTRAL = NEUTRAL_ENGLISH
-
 #: Words that may be left out without changing the request ("who is the CEO of Apple" = "Apple CEO"), but
 #: that must agree when both queries have one: the question word ("when" ≠ "where") and the tense of "to be"
 #: ("who is" ≠ "who was"). Value: (class, compared form). Korean entries are "form/tag class".
@@ -241,9 +237,6 @@ KOREAN_ROLES = {"에서": "source", "에서부터": "source", "부터": "source"
                 "에게로": "goal", "보다": "comparison", "이": "subject", "가": "subject", "께서": "subject",
                 "을": "object", "를": "object", "의": "possessor", "에": "location", "에게서": "source",
                 "한테서": "source"}
-#: Korean morphemes ("form/class", class N, V or M of `KOREAN_TAG_CLASSES`) that carry no request content
-#: (`ai_llm/common/text/data/neutral_ko.txt`).
-KOREAN_NEUTRAL = NEUTRAL_KOREAN
 #: Korean negators, mapped to one term per meaning ("안 먹는" = "먹지 않는"; "못 먹는" = "먹지 못하는").
 KOREAN_NEGATION = {"안": "않", "않": "않", "아니": "않", "말": "않", "못": "못", "못하": "못"}
 
@@ -365,7 +358,7 @@ class _Piece:
             return True
         if self.tag == "VX":
             return self.form not in KOREAN_NEGATION
-        return self.tag in ("VV", "VA") and f"{self.form}/V" in KOREAN_NEUTRAL
+        return self.tag in ("VV", "VA") and f"{self.form}/V" in NEUTRAL_KOREAN
 
 
 def _pieces(text: str, hangul: bool) -> list[_Piece]:
@@ -373,7 +366,7 @@ def _pieces(text: str, hangul: bool) -> list[_Piece]:
     # "WHO guidelines" is an acronym; "WHAT IS THE GDP" is shouting: two or more capitalised words, one of
     # them a neutral or question word.
     capitals = [w for w in re.findall(r"[A-Za-z]{2,}", text) if w.isupper()]
-    shouting = len(capitals) >= 2 and any(w.casefold() in ENGLISH_NEUTRAL or w.casefold() in OPTIONAL_WORDS
+    shouting = len(capitals) >= 2 and any(w.casefold() in NEUTRAL_ENGLISH or w.casefold() in OPTIONAL_WORDS
                                           for w in capitals)
     pieces = []
     for m in _TOKEN.finditer(text):
@@ -463,7 +456,7 @@ def _terms(pieces: list[_Piece]) -> list[Term]:
             elif form in OPTIONAL_WORDS:
                 optional, key = OPTIONAL_WORDS[form]
                 add(key, form, "word", piece, optional)
-            elif form not in ENGLISH_NEUTRAL:
+            elif form not in NEUTRAL_ENGLISH:
                 add(singular(form), form, "word", piece)
         elif tag.startswith("J"):
             role = KOREAN_ROLES.get(form)
@@ -484,7 +477,7 @@ def _terms(pieces: list[_Piece]) -> list[Term]:
             add(KOREAN_NEGATION[form], form, "korean", piece)
         elif tag in KOREAN_TAG_CLASSES:
             tagged = f"{form}/{KOREAN_TAG_CLASSES[tag]}"
-            if tagged in KOREAN_NEUTRAL:
+            if tagged in NEUTRAL_KOREAN:
                 continue
             if tagged in OPTIONAL_WORDS:
                 optional, key = OPTIONAL_WORDS[tagged]
@@ -962,7 +955,7 @@ def _runs(left: list[Term], text: str, korean: bool) -> list[list[Term]]:
             gaps = [text[p.end:q.start] for p, q in zip(run, run[1:], strict=False)]
             if korean and any(g.strip() for g in gaps):
                 break
-            if not korean and any(w.casefold() not in ENGLISH_NEUTRAL for g in gaps for w in re.findall(r"\S+", g)):
+            if not korean and any(w.casefold() not in NEUTRAL_ENGLISH for g in gaps for w in re.findall(r"\S+", g)):
                 break
             runs.append(run)
     return runs

@@ -49,6 +49,10 @@ _THOUSANDS = re.compile(r"(\d),(\d{3})(?!\d)")
 KOREAN_CONTENT_TAGS = ("NNG", "NNP", "NR", "XR", "SH", "SN", "SL", "VV", "VA")
 #: Nouns that `analyze` joins into a compound when written as one word.
 KOREAN_NOUN_TAGS = ("NNG", "NNP")
+#: The content tags without verb and adjective stems: the morphemes a topic or title is made of.
+KOREAN_NOMINAL_CONTENT_TAGS = tuple(t for t in KOREAN_CONTENT_TAGS if not t.startswith("V"))
+#: A noun phrase's morphemes: the nominal content tags, bound nouns (건/NNB) and noun suffixes (-별/XSN).
+KOREAN_NOUN_PHRASE_TAGS = (*KOREAN_NOMINAL_CONTENT_TAGS, "NNB", "XSN")
 #: Tags of the morphemes that carry a request's content, by class: N (nouns, bound nouns, numerals, pronouns,
 #: roots), V (verb and adjective stems), M (adverbs and determiners). Wider than `KOREAN_CONTENT_TAGS`: the
 #: semantic cache's same-request check compares question words (뭐/NP, 어떻게/MAG, 몇/MM) and units (명/NNB),

@@ -14,6 +14,7 @@ from ai_llm.common.text import (
     content_words,
     is_korean,
     normalize,
+    singular,
     split_sentences,
     strip_korean_particle,
     tokenize,
@@ -32,13 +33,12 @@ def query_variants(question: str, n: int = 3) -> list[str]:
     """Rule-based variants of a question for multi-query retrieval (never the same as the rewrite).
 
     Variants: (1) the original wording, (2) the key words without Korean particles or English
-    inflection, (3) the most distinctive words only (longest / containing digits or capitals).
+    plurals, (3) the most distinctive words only (longest / containing digits or capitals).
     """
     text = normalize(question)
     rewrite = rewrite_query(text)
     words = rewrite.split()
-    stems = [strip_korean_particle(w) if is_korean(w) else re.sub(r"(ing|ed|es|s)$", "", w)
-             for w in words]
+    stems = [strip_korean_particle(w) if is_korean(w) else singular(w) for w in words]
     distinctive = sorted(words, key=lambda w: (any(c.isdigit() for c in w), len(w)), reverse=True)
     candidates = [text, " ".join(stems), " ".join(distinctive[: max(2, len(distinctive) // 2)]),
                   " ".join(reversed(words))]
