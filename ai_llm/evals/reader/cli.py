@@ -22,7 +22,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         recollect: Annotated[bool, typer.Option(help="ask the development sets again instead of reading the "
                                                      "cached candidates (.data/reader)")] = False,
         sets: Annotated[str | None, typer.Option(help="comma-separated development set names (default: all)")] = None,
-        output: Annotated[Path | None, typer.Option(help="where to write the model (default: the shipped file)")]
+        output: Annotated[Path | None, typer.Option(help="where to write the model; the question encoder's layers go beside it "
+                                                             "(default: the shipped files)")]
         = None,
         ablate: Annotated[bool, typer.Option(
             "--ablate", help="measure each hand rule of evidence selection and no-answer: the shipped design "

@@ -639,7 +639,10 @@ def run(base: Settings, sets: Sequence[DevSet] | None = None, recollect: bool = 
         return report
     if DESIGNS[model.design]["encoder"] and trainer is not None:
         final = trainer.train(encoder_items(trainable(rows), index), passages, SEED)
-        target = layers_output or READER_LAYERS_PATH
+        # A model written elsewhere takes its layers beside it: the shipped layers change only with the shipped
+        # model.
+        target = layers_output or (READER_LAYERS_PATH if output == MODEL_PATH
+                                   else output.with_name(READER_LAYERS_PATH.name))
         save_layers(target, trainer.trained_layers(final), {"seed": SEED, "writers": report["writers"],
                                                              "null_cosine": round(final.null_cosine, 4)})
         report["question_layers"] = str(target)
