@@ -141,6 +141,25 @@ def test_html_keeps_the_main_content_and_drops_navigation_and_banners() -> None:
     assert "cookies" not in everything and "Sign in" not in everything and "Privacy" not in everything
 
 
+def test_a_quote_inside_a_quoted_csv_cell_stays_in_its_cell() -> None:
+    """Doubled quotes are one quote (RFC 4180) even when the sniffer's sample holds none."""
+    rows = "".join(f"{n}.0,Plain change number {n}\n" for n in range(400))
+    text = f"version,change\n{rows}9.0,\"New \"\"compact\"\" option, off by default\"\n"
+    doc = parse_document(text.encode(), "changes.csv")
+    assert 'version: 9.0; change: New "compact" option, off by default' in doc.text.split("\n")
+
+
+def test_html_code_keeps_its_underscores_and_stars() -> None:
+    """Bold and italic marks are dropped from the prose, not from code: `__init__` and `(**)` stay."""
+    page = ("<html><body><main><article><h1>Initialisation</h1><p>The generated <code>__init__</code> method "
+            "takes every field as a keyword argument, and <b>frozen</b> classes refuse changes after it.</p>"
+            "<p>The pattern <code>(**)</code> matches any number of directories in a path glob expression.</p>"
+            "</article></main></body></html>")
+    text = parse_document(page.encode(), "init.html").text
+    assert "The generated `__init__` method" in text and "`(**)`" in text
+    assert "**frozen**" not in text and "frozen classes" in text
+
+
 @pytest.mark.parametrize("suffix", [".hwpx", ".hwp"])
 def test_hangul_documents_are_cut_at_their_articles(tmp_path: Path, suffix: str) -> None:
     data = make_regulation(tmp_path / f"rule{suffix}").read_bytes()

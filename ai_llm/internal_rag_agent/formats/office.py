@@ -336,6 +336,9 @@ def csv_sections(text: str, file_name: str, budget: RowBudget) -> list[Section]:
         dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
+    # A quote inside a quoted cell is doubled in every CSV writer's output (RFC 4180); the sniffer says otherwise
+    # when its sample happens to hold none, which would split `"New ""compact"" option"` at the inner quotes.
+    dialect.doublequote = True
     reader = csv.reader(io.StringIO(text), dialect)
     rows = ([" ".join(cell.split()) for cell in raw] for raw in reader)
     return sheet_sections(PurePath(file_name).stem,
