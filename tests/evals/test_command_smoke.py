@@ -35,6 +35,7 @@ pytestmark = pytest.mark.integration  # real processes, servers or the embedded 
 SMOKE_TESTS = {
     "eval rag": "test_eval_rag",
     "eval build-sets": "test_eval_build_sets",
+    "eval check-sets": "tests.evals.sets.test_check::test_check_sets_reports_each_set_and_exits_1_on_a_problem",
     "eval intent": "tests.evals.orchestrator.test_orchestrator_evals::"
                    "test_eval_intent_reports_accuracy_and_confusion_matrix",
     "eval web": "test_eval_web",

@@ -5,7 +5,8 @@ markup of `markup.py`), a `set.toml` naming which document is rendered to which 
 (`spec.py`), its QA file and `SOURCES.md`. `build.build_set` renders the documents into a cache folder
 (`.data/eval-sets/<set>/` by default), deterministically: the same source gives the same bytes, so the same
 extracted text, on every run. `hub eval build-sets` builds them; `hub eval rag` builds a set when its rendered
-documents are missing (`resolve_docs`).
+documents are missing (`resolve_docs`). `check.check_qa` (`hub eval check-sets`) checks a set's QA file against
+its documents as the hub reads them.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ai_llm.evals.sets import markup
+from ai_llm.evals.sets.pdf import render_text_pdf
 from ai_llm.evals.sets.render import render_docx, render_hangul, render_pptx, render_xlsx
 from ai_llm.evals.sets.scan import render_scan
 from ai_llm.evals.sets.spec import DocumentSpec, SetError, SetSpec, load_set
@@ -16,6 +17,8 @@ from ai_llm.evals.sets.spec import DocumentSpec, SetError, SetSpec, load_set
 REPO = Path(__file__).resolve().parents[3]
 SETS_ROOT = REPO / "benchmarks" / "data"
 STAMP = ".build.json"
+#: The package's modules that decide a rendered file's bytes (checking and the command line do not).
+RENDERING_MODULES = ("build.py", "markup.py", "pdf.py", "render.py", "scan.py", "sources.py", "spec.py")
 
 
 def default_cache() -> Path:
@@ -32,7 +35,7 @@ def _digest(spec: SetSpec) -> str:
     """What the rendered files depend on: the set's files and the builder's code."""
     sha = hashlib.sha256()
     paths = [spec.folder / "set.toml", *(d.source for d in spec.documents),
-             *sorted(Path(__file__).parent.glob("*.py"))]
+             *(Path(__file__).with_name(module) for module in RENDERING_MODULES)]
     for path in paths:
         sha.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return sha.hexdigest()
@@ -60,6 +63,8 @@ def render_document(document: DocumentSpec, out: Path, cache: Path) -> Path:
             if target.suffix != "." + document.format:
                 raise SetError(f"a {document.format} document's file name must end in .{document.format}")
             render_hangul(parts, options, target)
+        elif document.format == "text-pdf":
+            render_text_pdf(parts, options, cache, target)
         else:
             render_scan(parts, document.format, options, cache, target)
     except SetError as exc:

@@ -3,9 +3,9 @@
 Every renderer writes fixed metadata and zip timestamps, so a rebuild gives the same bytes.
 
 Options by format (`[document.options]`):
-    docx  title, subject, author, keywords (core properties); header (a line on every page); font, font_size
-          (the Normal style); table_size (points); margin_cm.  Markup: headings, paragraphs (`::italic`,
-          `::bold`, or a style name with `-` for spaces), items (two levels), code, tables, footnotes.
+    docx  title, subject, author, keywords (core properties); header, footer (a line at the top / foot of every
+          page); font, font_size (the Normal style); table_size (points); margin_cm.  Markup: headings, paragraphs
+          (`::italic`, `::bold`, or a style name with `-` for spaces), items (two levels), code, tables, footnotes.
     pptx  title, subject, author.  Parts: `=== slide title` (a heading, subtitle paragraphs), `=== slide bullets
           [size=N]` (a heading, items), `=== slide table widths=a,b,… [size=N]` (a heading, one table); `>`
           lines are the speaker notes.
@@ -138,6 +138,8 @@ def render_docx(parts: list[Part], options: dict[str, Any], out: Path) -> None:
     code_style.paragraph_format.left_indent = Pt(18)
     if "header" in options:
         section.header.paragraphs[0].text = str(options["header"])
+    if "footer" in options:
+        section.footer.paragraphs[0].text = str(options["footer"])
     footnotes: _Footnotes | None = None
     table_size = Pt(float(options.get("table_size", 9)))
     last: Any = None

@@ -14,7 +14,9 @@ Options (`[document.options]` of a `scan-pdf`, `scan-png` or `scan-tiff` documen
     levels                  keep this many evenly spread grey levels (16: 0, 17, … 255)
     quality                 JPEG quality of the pages of a PDF (72)
 Markup: `#` is the title, `##` and deeper are headings, `-` items; `::subtitle`, `::center`, `::right` and
-`::bold` paragraphs; `::gap 1.5` leaves that many lines of space.
+`::bold` paragraphs; `::gap 1.5` leaves that many lines of space; a table is drawn across the text width with
+heavy outer rules and a shaded head row, its rows of one height (its measures are the `PLAIN_TABLE` keys, each an
+option).
 
 `layout = "statute"` draws a Korean rules document instead (`render_statute`): a centred title (`#`), `::center`
 lines in the small face, chapter headings (`##`), article lines whose `제N조(…)` title is bold, hanging indents
@@ -22,18 +24,21 @@ under `①`… and `1.` marks, and ruled tables with a shaded header row. Its fa
 `small`, `heading`, `table` and `table_bold` (defaults: regular, bold, regular, bold); its measures are the
 `STATUTE` keys, each an option.
 
-`layout = "notice"` draws a Korean internal notice (공문, `render_notice`): a centred title (`#`), `::field` lines
-(수신, 참조, 시행일자) closed by a rule, numbered headings (`##`), paragraphs indented with hanging `가.` and `1)`
-marks, `::flush` paragraphs at the margin (붙임), a `::right` signature line, `::page` breaks and ruled tables;
-a running header (`header` left, `header_right` right, a rule) and footer (`footer_left`, `footer` centred, a rule
-above) on every page; margins are [side, top, bottom]. Its faces are `regular`, `bold`, `small`, `table` and
-`table_bold`; its measures are the `NOTICE` keys, each an option.
+`layout = "notice"` draws a Korean internal notice or guideline (공문, 지침; `render_notice`): a centred title
+(`#`), `::center` lines in the small face, `::field` lines (수신, 참조, 시행일자) closed by a rule, numbered headings
+(`##`), paragraphs indented with hanging `가.`, `1)`, `1.`, `①` and `※` marks, `::flush` paragraphs at the margin
+(붙임), a `::right` signature line, `::page` breaks and ruled tables (`table_wrap = true`: cells wrap in columns
+fitted to the width and a long table goes on on the next page); a running header (`header` left, `header_right`
+right, a rule) and footer (`footer_left`, `footer` centred, a rule above) on every page; margins are [side, top,
+bottom]. Its faces are `regular`, `bold`, `small`, `table` and `table_bold`; its measures are the `NOTICE` keys,
+each an option.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +50,9 @@ FIXED_TIME = dt.datetime(2026, 1, 5, 9, 0, 0)
 _KINDS = ("title", "subtitle", "h", "p", "li", "code", "center", "right", "bold", "gap")
 
 
-def items_of(parts: list[Part]) -> list[tuple[str, str]]:
-    """The (kind, text) lines a scan draws, from the document's markup."""
-    items: list[tuple[str, str]] = []
+def items_of(parts: list[Part]) -> list[tuple[str, Any]]:
+    """The (kind, value) lines a scan draws, from the document's markup: text, or a table's rows."""
+    items: list[tuple[str, Any]] = []
     for part in parts:
         for block in part.blocks:
             if block.kind == "heading":
@@ -61,6 +66,8 @@ def items_of(parts: list[Part]) -> list[tuple[str, str]]:
                 items.append(("li", block.text))
             elif block.kind == "code":
                 items.append(("code", block.text))
+            elif block.kind == "table":
+                items.append(("table", block.rows))
             else:
                 raise SetError(f"a scan cannot draw a {block.kind}")
     return items
@@ -97,8 +104,18 @@ def _wrap(draw: Any, font: Any, text: str, width: float) -> list[str]:
     return lines
 
 
-def render_pages(items: list[tuple[str, str]], fonts: dict[str, Path], options: dict[str, Any]) -> list[Any]:
-    """Clean greyscale pages (PIL images) with the items drawn in order."""
+#: The measures of a table in the plain layout (options of the same name override them): the cells' size a multiple
+#: of the body size, row height and column padding multiples of the cells' size, spaces before and after multiples
+#: of the body size, fills grey levels.
+PLAIN_TABLE: dict[str, Any] = {
+    "table_scale": 0.9, "table_row": 2.0, "table_pad": 2.4, "table_before": 0.08, "table_after": 0.55,
+    "table_rule": 25, "table_head_fill": 228,
+}
+
+
+def render_pages(items: list[tuple[str, Any]], fonts: dict[str, Path], options: dict[str, Any]) -> list[Any]:
+    """Clean greyscale pages (PIL images) with the items drawn in order. A table spans the text width, its columns
+    as wide as their widest bold cell, its rows of one height, with heavy rules around it (`PLAIN_TABLE`)."""
     from PIL import Image, ImageDraw, ImageFont
 
     dpi = int(options.get("dpi", 200))
@@ -120,6 +137,8 @@ def render_pages(items: list[tuple[str, str]], fonts: dict[str, Path], options: 
              "p": font("regular", 1), "li": font("regular", 1), "center": font("regular", 1),
              "right": font("regular", 1), "bold": font("bold", 1), "code": font("mono", 0.85)}
     small = font("regular", 0.8)
+    t: dict[str, Any] = {key: options.get(key, value) for key, value in PLAIN_TABLE.items()}
+    cells = (font("regular", float(t["table_scale"])), font("bold", float(t["table_scale"])))
     glyphs: dict[tuple[str, int, str], bool] = {}
     pages: list[Any] = []
     draw: Any = None
@@ -139,6 +158,18 @@ def render_pages(items: list[tuple[str, str]], fonts: dict[str, Path], options: 
     for kind, raw in items:
         if kind == "gap":
             y += int(px(size_pt) * float(raw or 1))
+            continue
+        if kind == "table":
+            rh = int(cells[0].size * float(t["table_row"]))
+            top = y + int(px(size_pt) * float(t["table_before"]))
+            if top + rh * len(raw) > height_px - my:
+                new_page()
+                top = y
+            widths = _fit(_natural_widths(draw, raw, (cells[1], cells[1]), cells[0].size * float(t["table_pad"])),
+                          width)
+            y = _ruled_table(draw, raw, widths, mx, top, width, rh, cells, 25, int(t["table_head_fill"]),
+                             int(t["table_rule"]), -0.05 * cells[0].size, frame=3, sides=3)
+            y += int(px(size_pt) * float(t["table_after"]))
             continue
         face = faces[kind]
         text = "".join(c for c in raw if c in " \n" or _has_glyph(face, c, glyphs))
@@ -224,10 +255,23 @@ STATUTE: dict[str, Any] = {
 }
 
 
+def _natural_widths(draw: Any, rows: list[list[str]], fonts: tuple[Any, Any], pad: float) -> list[float]:
+    """Each column's width: its widest cell (`fonts`: body, head) plus `pad`."""
+    return [max(draw.textlength(row[c], font=fonts[1] if i == 0 else fonts[0]) for i, row in enumerate(rows)) + pad
+            for c in range(len(rows[0]))]
+
+
+def _fit(widths: list[float], width: float) -> list[float]:
+    """`widths` scaled to add up to `width`."""
+    return [w * width / sum(widths) for w in widths]
+
+
 def _ruled_table(draw: Any, rows: list[list[str]], widths: list[float], x0: float, top: int, width: float, rh: int,
-                 fonts: tuple[Any, Any], ink: int, head_fill: int, rule: int, text_dy: int) -> int:
+                 fonts: tuple[Any, Any], ink: int, head_fill: int, rule: int, text_dy: float, frame: int = 2,
+                 sides: int = 1) -> int:
     """Draw `rows` as a ruled table from (`x0`, `top`), `width` wide: each cell's text centred (`fonts`: body, head),
-    the head row shaded, heavier rules above and under the head and at the foot. Returns the y under the table."""
+    the head row shaded, rules 2 px under the head and `frame` px above and under the table, the outer sides
+    `sides` px. Returns the y under the table."""
     y = top
     for i, row in enumerate(rows):
         if i == 0:
@@ -240,10 +284,11 @@ def _ruled_table(draw: Any, rows: list[list[str]], widths: list[float], x0: floa
             x += widths[c]
         y += rh
     for i in range(len(rows) + 1):
-        draw.line([x0, top + i * rh, x0 + width, top + i * rh], fill=rule, width=2 if i in (0, 1, len(rows)) else 1)
+        draw.line([x0, top + i * rh, x0 + width, top + i * rh], fill=rule,
+                  width=frame if i in (0, len(rows)) else 2 if i == 1 else 1)
     x = x0
     for c in range(len(widths) + 1):
-        draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=1)
+        draw.line([x, top, x, top + rh * len(rows)], fill=rule, width=sides if c in (0, len(widths)) else 1)
         if c < len(widths):
             x += widths[c]
     return y
@@ -268,8 +313,6 @@ def statute_items(parts: list[Part]) -> list[tuple[str, Any]]:
 
 def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options: dict[str, Any]) -> list[Any]:
     """Clean greyscale pages of a Korean rules document (see the module's docstring)."""
-    import re
-
     from PIL import Image, ImageDraw, ImageFont
 
     m: dict[str, Any] = {key: options.get(key, value) for key, value in STATUTE.items()}
@@ -369,10 +412,7 @@ def render_statute(items: list[tuple[str, Any]], fonts: dict[str, Path], options
                 y += lh
         elif kind == "table":
             rows: list[list[str]] = value
-            columns = len(rows[0])
-            widths = [max(draw.textlength(row[c], font=cell) for row in rows) + px(size_pt * float(m["table_pad"]))
-                      for c in range(columns)]
-            widths = [w * width / sum(widths) for w in widths]
+            widths = _fit(_natural_widths(draw, rows, (cell, cell), px(size_pt * float(m["table_pad"]))), width)
             need(rh * len(rows) + lh)
             y += int(lh * 0.2)
             y = _ruled_table(pages[-1][1], rows, widths, mx, y, width, rh, (cell, cell_bold), ink,
@@ -394,35 +434,44 @@ NOTICE: dict[str, Any] = {
     "title_scale": 1.55, "title_before": 0.4, "title_after": 1.9,        # before: of the body size; after: of the title
     "heading_scale": 1.08, "heading_before": 0.45, "heading_after": 1.1, "field_after": 0.95,
     "small_scale": 0.8, "header_ink": 70, "header_dy": 2.6, "header_rule_ink": 90,  # header_dy: of the body size
+    "header_rule_dy": 3,                                                # points under the header's text
     "footer_ink": 80, "footer_dy": 1.4, "footer_rule_ink": 120,         # footer_dy: of the body size, below the margin
-    "indent": 1.2, "numbered_indent": 2.6,                              # of the body size
+    "footer_rule_dy": 5,                                                # points over the footer's text
+    "center_ink": 60, "center_after": 2.4,                              # after: of the small face's size
+    "indent": 1.2, "numbered_indent": 2.6, "paragraph_after": 0.0,      # indents: of the body size
     "table_scale": 0.88, "table_pad": 1.4, "table_row": 2.0, "table_head_fill": 228,  # table_row: of the cell size
     "table_rule": 35, "table_before": 0.15, "table_after": 0.35, "right_before": 1.2,
+    "table_indent": 1.2,                                                # of the body size
+    "table_wrap": False,                                                # true: cells wrap, rows run over pages
+    "table_line": 1.45, "table_row_pad": 0.7,                           # wrapped rows: line height of the cell size,
+                                                                        # padding of the body size
 }
+
+#: The marks a notice paragraph hangs its lines from: 가. 1) 1. ① ※.
+_NOTICE_MARK = re.compile(r"^([가-하]\. |\d+[.)] |[①-⑳] |※ )")
 
 
 def notice_items(parts: list[Part]) -> list[tuple[str, Any]]:
-    """The (kind, value) lines of a notice scan: h1, h2, field, p, flush, right, page (text) and table (rows)."""
+    """The (kind, value) lines of a notice scan: h1, h2, field, center, p, flush, right, page (text) and table
+    (rows)."""
     items: list[tuple[str, Any]] = []
     for part in parts:
         for block in part.blocks:
             if block.kind == "heading":
                 items.append(("h1" if block.level == 1 else "h2", block.text))
-            elif block.kind == "p" and block.style in ("", "field", "flush", "right", "page"):
+            elif block.kind == "p" and block.style in ("", "field", "center", "flush", "right", "page"):
                 items.append((block.style or "p", block.text))
             elif block.kind == "table":
                 items.append(("table", block.rows))
             else:
                 what = f"::{block.style}" if block.style else block.kind
-                raise SetError(f"a notice scan draws headings, paragraphs, ::field, ::flush, ::right and ::page lines "
-                               f"and tables, not {what!r}")
+                raise SetError(f"a notice scan draws headings, paragraphs, ::field, ::center, ::flush, ::right and "
+                               f"::page lines and tables, not {what!r}")
     return items
 
 
 def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options: dict[str, Any]) -> list[Any]:
     """Clean greyscale pages of a Korean internal notice (공문; see the module's docstring)."""
-    import re
-
     from PIL import Image, ImageDraw, ImageFont
 
     m: dict[str, Any] = {key: options.get(key, value) for key, value in NOTICE.items()}
@@ -459,7 +508,7 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
         draw.text((mx, hy), header, font=small, fill=int(m["header_ink"]))
         draw.text((width_px - mx - draw.textlength(header_right, font=small), hy), header_right, font=small,
                   fill=int(m["header_ink"]))
-        rule_y = hy + small.size + px(3)
+        rule_y = hy + small.size + px(float(m["header_rule_dy"]))
         draw.line([mx, rule_y, width_px - mx, rule_y], fill=int(m["header_rule_ink"]), width=2)
         y, previous = top_px, "page"
 
@@ -467,8 +516,53 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
         if y + height > height_px - bottom_px:
             new_page()
 
-    def text(x: float, line: str, face: Any) -> None:
-        pages[-1][1].text((x, y), line, font=face, fill=ink)
+    def text(x: float, line: str, face: Any, fill: int = ink) -> None:
+        pages[-1][1].text((x, y), line, font=face, fill=fill)
+
+    def wrapped_table(rows: list[list[str]], x0: int) -> None:
+        """A ruled table whose cells wrap and whose rows go on on the next page when they reach the bottom; in a
+        table of two columns the first column's body cells are set flush left."""
+        nonlocal y
+        draw = pages[-1][1]
+        width = width_px - mx - x0
+        pad = px(size_pt * float(m["table_pad"]))
+        faces = (cell, cell_bold)
+        widths = _natural_widths(draw, rows, faces, pad)
+        if sum(widths) <= width:
+            widths = _fit(widths, width)
+        else:  # the widest column gives way and its cells wrap
+            wide = max(range(len(widths)), key=lambda c: widths[c])
+            widths[wide] = width - (sum(widths) - widths[wide])
+        line = int(cell.size * float(m["table_line"]))
+        lines = [[_wrap(draw, faces[i == 0], value, widths[c] - pad) for c, value in enumerate(row)]
+                 for i, row in enumerate(rows)]
+        heights = [max(len(cell_lines) for cell_lines in row) * line + px(size_pt * float(m["table_row_pad"]))
+                   for row in lines]
+        inset = px(size_pt * float(m["table_row_pad"]) / 2)
+        rule, last = int(m["table_rule"]), len(rows) - 1
+        room(sum(heights[:2]) + lh)
+        y += int(lh * float(m["table_before"]))
+        for i, row_lines in enumerate(lines):
+            room(heights[i])
+            page_draw = pages[-1][1]
+            if i == 0:
+                page_draw.rectangle([x0, y, x0 + width, y + heights[i]], fill=int(m["table_head_fill"]))
+            x: float = x0
+            for c, cell_lines in enumerate(row_lines):
+                for k, text_line in enumerate(cell_lines):
+                    centred = i == 0 or c > 0 or len(widths) > 2
+                    dx = (widths[c] - page_draw.textlength(text_line, font=faces[i == 0])) / 2 if centred else pad / 2
+                    page_draw.text((x + dx, y + inset + k * line), text_line, font=faces[i == 0], fill=ink)
+                x += widths[c]
+            page_draw.line([x0, y, x0 + width, y], fill=rule, width=2 if i <= 1 else 1)
+            x = x0
+            for c in range(len(widths) + 1):
+                page_draw.line([x, y, x, y + heights[i]], fill=rule, width=1)
+                if c < len(widths):
+                    x += widths[c]
+            y += heights[i]
+            page_draw.line([x0, y, x0 + width, y], fill=rule, width=2 if i == last else 1)
+        y += int(lh * float(m["table_after"]))
 
     new_page()
     for kind, value in items:
@@ -483,6 +577,9 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
             room(lh)
             text(mx, value, reg)
             y += int(lh * float(m["field_after"]))
+        elif kind == "center":
+            text((width_px - draw.textlength(value, font=small)) / 2, value, small, int(m["center_ink"]))
+            y += int(small.size * float(m["center_after"]))
         elif kind == "h2":
             if previous == "field":  # a rule closes the lines of fields (수신, 참조, 시행일자) above the body
                 draw.line([mx, y + px(4), width_px - mx, y + px(4)], fill=40, width=3)
@@ -492,7 +589,7 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
             text(mx, value, hfont)
             y += int(lh * float(m["heading_after"]))
         elif kind in ("p", "flush"):
-            mark = re.match(r"^([가-하]\. |\d+\) |※ )", value)
+            mark = _NOTICE_MARK.match(value)
             base = mx + px(size_pt * float(m["indent"]))
             if mark and mark.group(1)[0].isdigit():
                 base = mx + px(size_pt * float(m["numbered_indent"]))
@@ -508,6 +605,7 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
                 room(lh)
                 text(hang, line, reg)
                 y += lh
+            y += int(lh * float(m["paragraph_after"]))
         elif kind == "right":
             y += int(lh * float(m["right_before"]))
             room(lh)
@@ -515,26 +613,28 @@ def render_notice(items: list[tuple[str, Any]], fonts: dict[str, Path], options:
             y += lh
         elif kind == "table":
             rows: list[list[str]] = value
-            columns = len(rows[0])
-            x0 = mx + px(size_pt * float(m["indent"]))
-            table_width = width_px - mx - x0
-            widths = [max(draw.textlength(row[c], font=cell) for row in rows) + px(size_pt * float(m["table_pad"]))
-                      for c in range(columns)]
-            widths = [w * table_width / sum(widths) for w in widths]
-            rh = int(cell.size * float(m["table_row"]))
-            room(rh * len(rows) + lh)
-            table_draw = pages[-1][1]
-            y += int(lh * float(m["table_before"]))
-            y = _ruled_table(table_draw, rows, widths, x0, y, table_width, rh, (cell, cell_bold), ink,
-                             int(m["table_head_fill"]), int(m["table_rule"]), -2)
-            y += int(lh * float(m["table_after"]))
+            x0 = mx + px(size_pt * float(m["table_indent"]))
+            if m["table_wrap"]:
+                wrapped_table(rows, x0)
+            else:
+                table_width = width_px - mx - x0
+                pad = px(size_pt * float(m["table_pad"]))
+                widths = _fit(_natural_widths(draw, rows, (cell, cell), pad), table_width)
+                rh = int(cell.size * float(m["table_row"]))
+                room(rh * len(rows) + lh)
+                table_draw = pages[-1][1]
+                y += int(lh * float(m["table_before"]))
+                y = _ruled_table(table_draw, rows, widths, x0, y, table_width, rh, (cell, cell_bold), ink,
+                                 int(m["table_head_fill"]), int(m["table_rule"]), -2)
+                y += int(lh * float(m["table_after"]))
         else:
             raise SetError(f"a notice scan has no {kind}")
         if kind != "page":
             previous = kind
     for k, (_, page_draw) in enumerate(pages):
         fy = height_px - bottom_px + px(size_pt * float(m["footer_dy"]))
-        page_draw.line([mx, fy - px(5), width_px - mx, fy - px(5)], fill=int(m["footer_rule_ink"]), width=1)
+        rule_y = fy - px(float(m["footer_rule_dy"]))
+        page_draw.line([mx, rule_y, width_px - mx, rule_y], fill=int(m["footer_rule_ink"]), width=1)
         page_draw.text((mx, fy), footer_left, font=small, fill=int(m["footer_ink"]))
         line = str(footer).format(page=k + 1, pages=len(pages))
         page_draw.text(((width_px - page_draw.textlength(line, font=small)) / 2, fy), line, font=small,

@@ -1,4 +1,5 @@
-"""Files the builder needs from outside the repository, pinned by version and hash: the scans' fonts.
+"""Files the builder needs from outside the repository, pinned by version and hash: the fonts of the scans
+and text PDFs.
 
 A font is taken from the system's font folder when its bytes have the pinned hash (Debian installs these
 packages there), else from the cache, else its Debian package is downloaded by pinned version and hash into
@@ -60,6 +61,10 @@ FONTS: dict[str, tuple[Package, str, str]] = {
                     "13e61509f5c81d7c3132810f4f903e3523df89c802bf6e0674621e8f659cdfe1"),
     "DejaVuSerif-Bold": (DEJAVU, "dejavu/DejaVuSerif-Bold.ttf",
                          "e2fd85eba2de65ac270d1cdb1685e252eb827f600850cf62af2d20c41b22e945"),
+    "DejaVuSans": (DEJAVU, "dejavu/DejaVuSans.ttf",
+                   "abdc775b21b1bc470d50c97e790d276f2054b7504e56e5bd3e64f48d68582322"),
+    "DejaVuSans-Bold": (DEJAVU, "dejavu/DejaVuSans-Bold.ttf",
+                        "0d977336a6d5fba34eab8e3199eb218327161b5143749f802982c2bc34df0c96"),
     "DejaVuSansMono": (DEJAVU, "dejavu/DejaVuSansMono.ttf",
                        "0f5db4f1749979d961019838b160bec74abdf7f9eca69553fe1aa856bbff49a4"),
 }

@@ -7,7 +7,7 @@
     file = "flask_configuration_manual.docx"   # the rendered file's name
     format = "docx"                             # one of FORMATS
     source = "text/flask_configuration_manual.txt"
-    [document.options]                          # the format's options (render.py)
+    [document.options]                          # the format's options (render.py, pdf.py, scan.py)
     header = "…"
 """
 
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 #: Formats a document can be rendered to. `csv`, `html` and `text` copy their source unchanged.
-FORMATS = ("docx", "xlsx", "pptx", "hwpx", "hwp", "csv", "html", "text", "scan-pdf", "scan-png", "scan-tiff")
+FORMATS = ("docx", "xlsx", "pptx", "hwpx", "hwp", "csv", "html", "text", "text-pdf", "scan-pdf", "scan-png",
+           "scan-tiff")
 
 _SAFE_NAME = re.compile(r"^[\w.\-]+$")
 

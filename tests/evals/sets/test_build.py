@@ -107,6 +107,14 @@ def test_an_up_to_date_set_is_not_rendered_again_and_a_changed_source_is(tmp_pat
     assert "A new paragraph." in extracted(out)["rules.docx"]
 
 
+def test_the_cache_key_covers_every_module_that_renders() -> None:
+    """A change to any module the renderers use re-renders the sets: every module of the package except the
+    checker and the command line is in the cache key."""
+    package = Path(build_module.__file__).parent
+    modules = {p.name for p in package.glob("*.py")} - {"__init__.py", "check.py", "cli.py"}
+    assert modules == set(build_module.RENDERING_MODULES)
+
+
 def test_a_set_toml_naming_an_unknown_format_is_a_clear_error(tmp_path: Path) -> None:
     folder = make_set(tmp_path / "tiny", {"rules.odt": ("odt", DOC)})
     with pytest.raises(SetError, match=r"document 1 \(rules.odt\): unknown format 'odt'; known: docx"):
@@ -274,9 +282,9 @@ def test_a_notice_scan_a_ruled_header_and_grouped_sheet_numbers_render_the_same_
 
 
 def test_a_notice_scan_names_what_it_cannot_draw(tmp_path: Path) -> None:
-    folder = make_set(tmp_path / "tiny", {"notice.pdf": ("scan-pdf", "# 공문\n::center 가운데\n")})
+    folder = make_set(tmp_path / "tiny", {"notice.pdf": ("scan-pdf", "# 공문\n::subtitle 부제\n")})
     toml = folder / "set.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + '[document.options]\nlayout = "notice"\n'
                     'regular = "NanumMyeongjo"\nbold = "NanumMyeongjoBold"\n', encoding="utf-8")
-    with pytest.raises(SetError, match="notice.pdf.*not '::center'"):
+    with pytest.raises(SetError, match="notice.pdf.*not '::subtitle'"):
         build_set(folder, tmp_path / "out")
