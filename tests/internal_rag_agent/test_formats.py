@@ -149,6 +149,21 @@ def test_a_quote_inside_a_quoted_csv_cell_stays_in_its_cell() -> None:
     assert 'version: 9.0; change: New "compact" option, off by default' in doc.text.split("\n")
 
 
+def test_a_comment_in_a_code_block_is_not_a_heading() -> None:
+    """A README's shell comment (`# install the tools`) stays in its section's text, in Markdown and HTML."""
+    readme = ("# Setup\n\nInstall the command line tools before the first run of the project.\n\n"
+              "```bash\n# install the tools\npip install tool\n| not | a table |\n```\n\n"
+              "## Usage\n\nRun the tool with one argument naming the input folder.\n")
+    labels = chunk_labels(parse_document(readme.encode(), "README.md"))
+    assert list(labels) == ["Setup", "Setup > Usage"]
+    assert "# install the tools" in labels["Setup"] and "| not | a table |" in labels["Setup"]
+    page = ("<html><body><main><article><h1>Setup</h1><p>Install the command line tools before the first run "
+            "of the project, as the steps below show in order.</p><pre><code># install the tools\npip install "
+            "tool</code></pre><h2>Usage</h2><p>Run the tool with one argument naming the input folder you "
+            "want it to read.</p></article></main></body></html>")
+    assert list(chunk_labels(parse_document(page.encode(), "setup.html"))) == ["Setup", "Setup > Usage"]
+
+
 def test_html_code_keeps_its_underscores_and_stars() -> None:
     """Bold and italic marks are dropped from the prose, not from code: `__init__` and `(**)` stay."""
     page = ("<html><body><main><article><h1>Initialisation</h1><p>The generated <code>__init__</code> method "

@@ -251,9 +251,11 @@ def _looks_like_title(text: str) -> bool:
 
 
 def markdown_blocks(text: str) -> list[Block]:
-    """Blocks of Markdown text: `#` headings, pipe tables, and every other line as a paragraph."""
+    """Blocks of Markdown text: `#` headings, pipe tables, and every other line as a paragraph. Inside a fenced
+    code block (```` ``` ```` or `~~~`) every line is a paragraph: a shell comment `# install` is no heading."""
     blocks: list[Block] = []
     table: list[list[str]] = []
+    fence = ""
 
     def end_table() -> None:
         if table:
@@ -262,6 +264,15 @@ def markdown_blocks(text: str) -> list[Block]:
 
     for raw in text.splitlines():
         line = raw.strip()
+        if fence or line.startswith(("```", "~~~")):
+            end_table()
+            if not fence:
+                fence = line[:3]
+            elif line.startswith(fence):
+                fence = ""
+            if line:
+                blocks.append(Block(line))
+            continue
         if line.startswith("|") and line.endswith("|") and len(line) > 1:
             if not _MARKDOWN_TABLE_RULE.match(line):
                 table.append([cell.strip() for cell in line.strip("|").split("|")])
