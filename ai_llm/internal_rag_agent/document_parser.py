@@ -39,6 +39,7 @@ from ai_llm.internal_rag_agent.formats.structure import (
     Section,
     annex_heading,
     annex_marks,
+    markdown_as_read,
     markdown_blocks,
     sections_from_blocks,
 )
@@ -428,7 +429,7 @@ def _ocr_document(pages: list[str], left_out: int) -> ParsedDocument:
 
 def _text_document(text: str, suffix: str) -> ParsedDocument:
     if suffix == ".md":
-        return assemble_sections(sections_from_blocks(markdown_blocks(text), articles=True))
+        return assemble_sections(sections_from_blocks(markdown_blocks(markdown_as_read(text)), articles=True))
     return assemble_sections(sections_from_blocks((Block(line) for line in text.splitlines()), articles=True))
 
 

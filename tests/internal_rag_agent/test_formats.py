@@ -164,6 +164,15 @@ def test_a_comment_in_a_code_block_is_not_a_heading() -> None:
     assert list(chunk_labels(parse_document(page.encode(), "setup.html"))) == ["Setup", "Setup > Usage"]
 
 
+def test_markdown_is_read_as_rendered_without_marks_or_link_targets() -> None:
+    """A quote from a Markdown file reads as the rendered page: no `**`, no URL; code keeps its own marks."""
+    note = ("# Backups\n\nEvery file is kept for **30 days**, see [the retention guide](https://example.org/r) "
+            "and *never* `rm -rf **/tmp`.\n\n```python\ndef __init__(self, **kw): ...\n```\n")
+    text = parse_document(note.encode(), "backups.md").text
+    assert "Every file is kept for 30 days, see the retention guide and never `rm -rf **/tmp`." in text
+    assert "def __init__(self, **kw): ..." in text and "example.org" not in text
+
+
 def test_html_code_keeps_its_underscores_and_stars() -> None:
     """Bold and italic marks are dropped from the prose, not from code: `__init__` and `(**)` stay."""
     page = ("<html><body><main><article><h1>Initialisation</h1><p>The generated <code>__init__</code> method "

@@ -45,6 +45,11 @@ _ADDENDA_LINE = re.compile(r"^\s*부\s*칙\s*(?:[<(（〈][^>)）〉]{0,40}[>)�
 _TITLE_CHARS = 60
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+_MARKDOWN_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+#: `[text](target)` and `![alt](image)`: a reader of the rendered page sees the text.
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+#: Code in Markdown (fenced blocks and inline spans), whose `*`, `_` and brackets are the code's own.
+_MARKDOWN_CODE = re.compile(r"^(```|~~~).*?^\1[^\S\n]*$|`[^`\n]+`", re.S | re.M)
 
 
 class DocumentError(ValueError):
@@ -248,6 +253,21 @@ def _looks_like_title(text: str) -> bool:
     """A short first line that is not a sentence: no final punctuation, at most `_TITLE_CHARS` characters."""
     return len(text) <= _TITLE_CHARS and not re.search(r"[.!?:;。]$|[다요음함됨임]\.?$", text) and \
         not text.startswith(("- ", "|"))
+
+
+def markdown_as_read(markdown: str) -> str:
+    """Markdown as a person reads it rendered: bold and italic marks and link targets removed (`**30 days**` →
+    `30 days`, `[the guide](https://…)` → `the guide`), code left as written (`__init__`, `**kwargs`)."""
+    def unmark(text: str) -> str:
+        text = _MARKDOWN_LINK.sub(lambda m: m.group(1), text)
+        return _MARKDOWN_EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or "", text)
+
+    parts: list[str] = []
+    position = 0
+    for code in _MARKDOWN_CODE.finditer(markdown):
+        parts += [unmark(markdown[position:code.start()]), code.group()]
+        position = code.end()
+    return "".join([*parts, unmark(markdown[position:])])
 
 
 def markdown_blocks(text: str) -> list[Block]:
