@@ -10,6 +10,7 @@ from pathlib import Path
 
 import docx
 import pytest
+from docx.oxml.ns import qn
 from PIL import Image, ImageDraw, ImageFont
 
 from ai_llm.common import file_types
@@ -44,18 +45,26 @@ def test_word_sections_follow_the_headings_with_lists_and_table_rows() -> None:
     assert "within 14 days" in labels["Travel policy > Claims"] and "14 days" not in allowances
 
 
-def test_word_footnotes_are_indexed_as_their_own_section() -> None:
-    data = make_word()
+def test_a_word_footnote_follows_the_paragraph_citing_it() -> None:
+    """A footnote is read in the section of the paragraph that cites it (a reader finds it on that page); one
+    that nothing cites is in a last section of its own."""
+    document = docx.Document(io.BytesIO(make_word()))
+    claims = next(p for p in document.paragraphs if p.text.startswith("Claims are filed"))
+    reference = claims.add_run()._r
+    reference.append(reference.makeelement(qn("w:footnoteReference"), {qn("w:id"): "2"}))
     notes = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:footnotes xmlns:w="http://schemas.'
              b'openxmlformats.org/wordprocessingml/2006/main"><w:footnote w:id="-1"><w:p><w:r><w:t>sep</w:t></w:r>'
              b'</w:p></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>Receipts are kept for five years.</w:t>'
+             b'</w:r></w:p></w:footnote><w:footnote w:id="2"><w:p><w:r><w:t>Late claims need a manager.</w:t>'
              b'</w:r></w:p></w:footnote></w:footnotes>')
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+    with zipfile.ZipFile(io.BytesIO(saved(document))) as source, zipfile.ZipFile(out, "w") as target:
         for item in source.infolist():
             target.writestr(item, source.read(item.filename))
         target.writestr("word/footnotes.xml", notes)
     labels = chunk_labels(parse_document(out.getvalue(), "policy.docx"))
+    assert labels["Travel policy > Claims"].endswith("Claims are filed within 14 days of the return.\n"
+                                                     "Late claims need a manager.")
     assert labels["각주"] == "각주\nReceipts are kept for five years."
 
 
@@ -167,10 +176,11 @@ def test_a_comment_in_a_code_block_is_not_a_heading() -> None:
 def test_markdown_is_read_as_rendered_without_marks_or_link_targets() -> None:
     """A quote from a Markdown file reads as the rendered page: no `**`, no URL; code keeps its own marks."""
     note = ("# Backups\n\nEvery file is kept for **30 days**, see [the retention guide](https://example.org/r) "
-            "and *never* `rm -rf **/tmp`.\n\n```python\ndef __init__(self, **kw): ...\n```\n")
+            "and *never* `rm -rf **/tmp`. It means *\"any file not in\nthe list\"*.\n\n```python\ndef __init__(self, **kw): ...\n```\n")
     text = parse_document(note.encode(), "backups.md").text
     assert "Every file is kept for 30 days, see the retention guide and never `rm -rf **/tmp`." in text
     assert "def __init__(self, **kw): ..." in text and "example.org" not in text
+    assert 'It means "any file not in\nthe list".' in text  # a mark may run over a line break
 
 
 def test_html_code_keeps_its_underscores_and_stars() -> None:

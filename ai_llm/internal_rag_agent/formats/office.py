@@ -1,7 +1,7 @@
 """Office documents: Word (python-docx), PowerPoint (python-pptx), Excel (openpyxl) and CSV.
 
 * DOCX: paragraphs and tables in body order; headings (`Heading N`/`제목 N` styles or an outline level) give
-  each section its heading path (articles, the `부칙` and annexes such as `[별표 1] …` cut it too); list items keep a `- ` mark; footnotes follow as their own section.
+  each section its heading path (articles, the `부칙` and annexes such as `[별표 1] …` cut it too); list items keep a `- ` mark; a footnote follows the paragraph citing it.
 * PPTX: one section per slide (location `slide`), the title first, then every text frame (groups included),
   tables as row sentences and the speaker notes.
 * XLSX/CSV: per sheet, the header row is found below any title or note rows (`header_span`; several header
@@ -59,24 +59,27 @@ def _is_list_item(paragraph: Any) -> bool:
     return name.startswith("List") or paragraph._p.find(f"{_W}pPr/{_W}numPr") is not None
 
 
-def _docx_footnotes(data: bytes) -> list[str]:
+def _docx_footnotes(data: bytes) -> dict[str, str]:
+    """Footnote id → its text (Word's separator notes, ids ≤ 0, left out)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         if "word/footnotes.xml" not in archive.namelist():
-            return []
+            return {}
         from lxml import etree
 
         root = etree.fromstring(archive.read("word/footnotes.xml"), parser=etree.XMLParser(resolve_entities=False))
-    notes: list[str] = []
+    notes: dict[str, str] = {}
     for note in root.iter(f"{_W}footnote"):
         if int(note.get(f"{_W}id", "0")) <= 0:  # separators
             continue
         text = "".join(t.text or "" for t in note.iter(f"{_W}t")).strip()
         if text:
-            notes.append(text)
+            notes[str(note.get(f"{_W}id"))] = text
     return notes
 
 
 def docx_sections(data: bytes, notes_title: str = "각주") -> list[Section]:
+    """A Word file's sections. A footnote follows the paragraph or table that cites it, in that section, as a
+    reader finds it at the foot of the same page; a footnote nothing cites is in a last `notes_title` section."""
     from docx import Document
     from docx.table import Table
     from docx.text.paragraph import Paragraph
@@ -85,6 +88,12 @@ def docx_sections(data: bytes, notes_title: str = "각주") -> list[Section]:
         document = Document(io.BytesIO(data))
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise DocumentError(f"the Word file is damaged and cannot be read ({exc}).", "corrupt") from exc
+    notes = _docx_footnotes(data)
+
+    def cited(element: Any) -> list[Block]:
+        ids = (reference.get(f"{_W}id") for reference in element.iter(f"{_W}footnoteReference"))
+        return [Block(notes.pop(i)) for i in ids if i in notes]
+
     blocks: list[Block] = []
     for item in document.iter_inner_content():
         if isinstance(item, Paragraph):
@@ -93,12 +102,13 @@ def docx_sections(data: bytes, notes_title: str = "각주") -> list[Section]:
             if not level and _is_list_item(item) and text.strip():
                 text = f"- {text.strip()}"
             blocks.append(Block(text, heading=level))
+            blocks += cited(item._p)
         elif isinstance(item, Table):
             blocks.append(Block(rows=[[cell.text for cell in row.cells] for row in item.rows]))
-    notes = _docx_footnotes(data)
+            blocks += cited(item._tbl)
     if notes:
         blocks.append(Block(notes_title, heading=1))
-        blocks.extend(Block(note) for note in notes)
+        blocks.extend(Block(note) for note in notes.values())
     return sections_from_blocks(blocks, articles=True)
 
 

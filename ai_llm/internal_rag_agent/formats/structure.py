@@ -45,7 +45,9 @@ _ADDENDA_LINE = re.compile(r"^\s*부\s*칙\s*(?:[<(（〈][^>)）〉]{0,40}[>)�
 _TITLE_CHARS = 60
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
-_MARKDOWN_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+#: Bold (`**`, `__`) and italic (`*`) runs; like Markdown's, they may go over a line break but not a blank line.
+_MARKDOWN_EMPHASIS = re.compile(r"(\*\*|__)((?:[^\n]|\n(?![^\S\n]*\n))+?)\1"
+                                r"|(?<![\w*])\*(?!\s)((?:[^\n]|\n(?![^\S\n]*\n))+?)(?<!\s)\*(?![\w*])")
 #: `[text](target)` and `![alt](image)`: a reader of the rendered page sees the text.
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 #: Code in Markdown (fenced blocks and inline spans), whose `*`, `_` and brackets are the code's own.
