@@ -10,7 +10,8 @@ an item passes only if the text the hub indexes holds it. Per item (`check_qa`):
 * its `file` is in the documents folder and readable (a near miss may have none);
 * the answer occurs in the evidence, or in the table row that holds the evidence (a changelog row's version
   cell answers a question whose evidence is the change cell), unless the set's answers are written replies
-  rather than spans (`answer_spans=False`: the newdocs sets);
+  rather than spans (`answer_spans=False`: the newdocs sets) or a parallel item's answer is in the question's
+  language rather than the document's;
 * the evidence (the answer where an item has none) occurs in the document;
 * with `pages`, the evidence lies on one of those pages (or runs across them: a sentence over a page break);
   a document without pages (Word, slides, sheets, HWP, HTML) must have `pages: []`;
@@ -262,12 +263,19 @@ def _fields(item: Mapping[str, Any], where: str) -> list[str]:
     return problems
 
 
+def _hangul(text: str) -> bool:
+    return any("\uac00" <= c <= "\ud7a3" for c in text)
+
+
 def _matches(item: Mapping[str, Any], doc: ReadDocument, where: str, answer_spans: bool) -> list[str]:
     """Problems with an answerable item against its document."""
     problems: list[str] = []
     answer = squash(item["answer"])
     evidence = squash(item["evidence"]) if isinstance(item.get("evidence"), str) else ""
-    if evidence and answer_spans and answer not in evidence and not any(
+    # A parallel item asked in the other language than its document's may answer in the question's language
+    # ("최대 30시간" from "up to 30 hours"): its answer is a translation, not a span.
+    translated = item.get("kind") == "parallel" and _hangul(item["answer"]) != _hangul(item["evidence"] or "")
+    if evidence and answer_spans and not translated and answer not in evidence and not any(
             evidence in form and answer in form for line in doc.lines for form in line):
         problems.append(f"{where}: the answer {item['answer']!r} is not in the evidence (nor in its row)")
     needle, what = (evidence, "evidence") if evidence else (answer, "answer")
@@ -363,6 +371,10 @@ def check_qa(qa_path: Path, docs_folder: Path, *, answer_spans: bool = True) -> 
 
 
 def find_qa_sets(root: Path) -> dict[str, Path]:
-    """The sets under `root` that have a QA file, by name: a folder `<set>/` beside its `rag_<set>.jsonl`."""
-    return {path.stem.removeprefix("rag_"): path for path in sorted(root.glob("rag_*.jsonl"))
-            if (root / path.stem.removeprefix("rag_")).is_dir()}
+    """The sets under `root` that have a QA file, by name: a folder `<set>/` beside its `rag_<set>.jsonl`, or
+    holding it (`reader_en/rag_reader_en.jsonl`)."""
+    beside = {path.stem.removeprefix("rag_"): path for path in sorted(root.glob("rag_*.jsonl"))
+              if (root / path.stem.removeprefix("rag_")).is_dir()}
+    inside = {path.parent.name: path for path in sorted(root.glob("*/rag_*.jsonl"))
+              if path.stem == f"rag_{path.parent.name}"}
+    return {**inside, **beside}

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from ai_llm.evals.sets import build as build_module
 from ai_llm.evals.sets import build_set
 from ai_llm.evals.sets import cli as sets_cli
-from ai_llm.evals.sets.check import ReadDocument, check_items, check_qa, read_documents, squash
+from ai_llm.evals.sets.check import ReadDocument, check_items, check_qa, find_qa_sets, read_documents, squash
 
 pytestmark = pytest.mark.unit
 
@@ -148,6 +148,23 @@ def test_written_replies_are_not_held_to_the_evidence(documents: dict[str, ReadD
     reply = with_changed(0, answer="Yes, 42 euros a day")
     assert check_items(reply, documents)
     assert check_items(reply, documents, answer_spans=False) == []
+
+
+def test_a_parallel_item_may_answer_in_the_questions_language(documents: dict[str, ReadDocument | str]) -> None:
+    """A Korean question about an English document answered in Korean: the answer is a translation."""
+    translated = with_changed(0, kind="parallel", lang="ko", answer="42유로")
+    assert check_items(translated, documents) == []
+    assert check_items(with_changed(0, kind="parallel", answer="43 euros"), documents)  # same language: a span
+
+
+def test_a_sets_qa_file_is_found_beside_or_inside_its_folder(tmp_path: Path) -> None:
+    for name in ("beside", "inside", "alone"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "rag_beside.jsonl").touch()
+    (tmp_path / "inside" / "rag_inside.jsonl").touch()
+    (tmp_path / "rag_nofolder.jsonl").touch()
+    assert find_qa_sets(tmp_path) == {"beside": tmp_path / "rag_beside.jsonl",
+                                      "inside": tmp_path / "inside" / "rag_inside.jsonl"}
 
 
 def test_check_sets_reports_each_set_and_exits_1_on_a_problem(tmp_path: Path,
