@@ -78,12 +78,17 @@ def backend_url(backend_procs: Processes, stand_in_env: dict[str, str], stand_in
     return child.url
 
 
+#: The whole hubs' step limits: the product's 20 s for the RAG step sends a slow document search to the web
+#: fallback, which a loaded test machine would turn into a failed assertion (tests never fail on time).
+TEST_AGENT_TIMEOUTS = "internal_rag=120"
+
+
 @pytest.fixture(scope="session")
 def real_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[OfflineHub]:
     """The whole offline hub (real orchestrator, RAG, file, web, report agents, search gateway and the
     backend serving frontend/dist) on ephemeral ports, sharing the session's Postgres and embedding server."""
     with offline_hub(session_dir / "real-hub", eval_data=EVAL_DATA, database_url=pg_url,
-                     embedding_url=embedding_server) as hub:
+                     embedding_url=embedding_server, agent_timeouts=TEST_AGENT_TIMEOUTS) as hub:
         yield hub
 
 
@@ -98,7 +103,7 @@ def team_hub(pg_url: str, embedding_server: str, session_dir: Path) -> Iterator[
     Postgres and embedding server, its web search over the local HotpotQA corpus."""
     with offline_hub(session_dir / "team-hub", eval_data=EVAL_DATA, database_url=pg_url,
                      embedding_url=embedding_server, hub_token=TEAM_HUB_TOKEN,
-                     admin_password=TEAM_HUB_ADMIN_PASSWORD) as hub:
+                     admin_password=TEAM_HUB_ADMIN_PASSWORD, agent_timeouts=TEST_AGENT_TIMEOUTS) as hub:
         yield hub
 
 
@@ -108,5 +113,5 @@ def llm_hub(pg_url: str, embedding_server: str, session_dir: Path, backend_procs
     format (`servers/openai_stand_in.py`, whose answers stream in pieces), on the session's Postgres."""
     model = backend_procs.start("openai-stand-in", "tests.backend.servers.openai_stand_in", {}, "/v1/models")
     with offline_hub(session_dir / "llm-hub", database_url=pg_url, embedding_url=embedding_server,
-                     llm_url=f"{model.url}/v1", llm_model="stand-in") as hub:
+                     llm_url=f"{model.url}/v1", llm_model="stand-in", agent_timeouts=TEST_AGENT_TIMEOUTS) as hub:
         yield hub

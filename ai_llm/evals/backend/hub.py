@@ -66,7 +66,8 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
                 embedding_url: str | None = None, timeout_s: float = 240.0,
                 replicas: dict[str, int] | None = None, freeze_heap: bool = False,
                 hub_token: str | None = None, admin_password: str | None = None,
-                llm_url: str | None = None, llm_model: str | None = None) -> Iterator[OfflineHub]:
+                llm_url: str | None = None, llm_model: str | None = None,
+                agent_timeouts: str | None = None) -> Iterator[OfflineHub]:
     """Start every hub process on free ports (reusing a database / embedding server when given); stop all.
 
     Args:
@@ -81,6 +82,9 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
         hub_token, admin_password: `HUB_TOKEN` and `HUB_ADMIN_PASSWORD` (accounts and login), when given.
         llm_url, llm_model: an OpenAI-compatible model server (`OPENAI_BASE_URL`, `LLM_MODEL`) every agent uses
             instead of the offline mode.
+        agent_timeouts: the orchestrator's per-agent step limits (`ORCHESTRATOR_AGENT_TIMEOUTS`; default the
+            product's): tests give the RAG step more than its 20 s, so a loaded machine does not turn a document
+            answer into the web fallback.
     """
     corpus = hotpotqa_corpus(eval_data, data_dir / "corpus" / "hotpotqa.jsonl")
     settings = Settings(_env_file=None, hub_host="127.0.0.1", data_dir=data_dir,  # type: ignore[call-arg]
@@ -88,6 +92,8 @@ def offline_hub(data_dir: Path, *, eval_data: Path | None = None, database_url: 
                         embedding_url=embedding_url, local_corpus=corpus, openai_api_key=None,
                         openai_base_url=llm_url, embedding_provider="local", hub_token=hub_token,
                         hub_admin_password=admin_password)
+    if agent_timeouts is not None:
+        settings = settings.model_copy(update={"orchestrator_agent_timeouts": agent_timeouts})
     if llm_url:
         settings = with_model_server(settings, llm_url, llm_model)
     only = {s.name for s in SERVICES} - ({"embedding_server"} if embedding_url else set())
