@@ -10,7 +10,7 @@ an item passes only if the text the hub indexes holds it. Per item (`check_qa`):
 * its `file` is in the documents folder and readable (a near miss may have none);
 * the answer occurs in the evidence, or in the table row that holds the evidence (a changelog row's version
   cell answers a question whose evidence is the change cell), unless the set's answers are written replies
-  rather than spans (`answer_spans=False`: the newdocs sets) or a parallel item's answer is in the question's
+  rather than spans (`answer_spans=False`: a set whose `set.toml` says `answers = "written"`) or a parallel item's answer is in the question's
   language rather than the document's;
 * the evidence (the answer where an item has none) occurs in the document;
 * with `pages`, the evidence lies on one of those pages (or runs across them: a sentence over a page break);
@@ -53,9 +53,6 @@ LANGS = frozenset({"en", "ko"})
 #: Keys an item may carry (`hub eval rag` reads them; `writer`, `entity`, `table_row` describe reader items).
 KEYS = frozenset({"id", "file", "question", "answer", "pages", "location", "evidence", "kind", "lang",
                   "history", "evidence_by_page", "proxies", "writer", "entity", "table_row"})
-#: Sets whose `answer` is a written reply, not a span of the evidence ("No, multi-character short option names
-#: are not supported"): their `evidence` is the span (benchmarks/data/README.md, "RAG items").
-FREE_ANSWERS = frozenset({"newdocs_dev", "newdocs_holdout"})
 #: Share of an evidence's characters that may differ from the text OCR read (edit distance / length): the
 #: Korean scans' table rows are read worst (a ruled row lost a cell: 0.32 on formats_holdout5).
 OCR_TOLERANCE = 0.35

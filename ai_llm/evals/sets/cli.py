@@ -63,8 +63,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
         the answer in the evidence, the evidence in the document and on its pages, no near-miss proxy in any
         document. Exits 1 when there is a problem."""
         from ai_llm.evals.sets.build import SETS_ROOT, resolve_docs
-        from ai_llm.evals.sets.check import FREE_ANSWERS, check_qa, find_qa_sets
-        from ai_llm.evals.sets.spec import SetError
+        from ai_llm.evals.sets.check import check_qa, find_qa_sets
+        from ai_llm.evals.sets.spec import SetError, load_set
 
         base = root or SETS_ROOT
         available = find_qa_sets(base)
@@ -82,7 +82,8 @@ def register(app: typer.Typer, eval_app: typer.Typer, bench_app: typer.Typer, se
                 typer.echo(f"{name}: {exc}", err=True)
                 raise typer.Exit(1) from exc
             qa = available[name]
-            problems = check_qa(qa, docs, answer_spans=name not in FREE_ANSWERS)
+            written = (base / name / "set.toml").is_file() and load_set(base / name).written_answers
+            problems = check_qa(qa, docs, answer_spans=not written)
             items = sum(1 for line in qa.read_text(encoding="utf-8").splitlines() if line.strip())
             checked.append({"set": name, "qa": str(qa), "docs": str(docs), "items": items,
                             "problems": problems})

@@ -2,6 +2,8 @@
 
     [set]
     name = "formats_dev"            # the cache folder's name (default: the folder's name)
+    answers = "spans"               # the QA items' answers: "spans" of their evidence (default) or "written"
+                                    # replies (`hub eval check-sets` then holds only the evidence to the text)
 
     [[document]]
     file = "flask_configuration_manual.docx"   # the rendered file's name
@@ -47,6 +49,7 @@ class SetSpec:
     name: str
     folder: Path
     documents: tuple[DocumentSpec, ...]
+    written_answers: bool = False
 
 
 def load_set(folder: Path) -> SetSpec:
@@ -59,6 +62,9 @@ def load_set(folder: Path) -> SetSpec:
     except tomllib.TOMLDecodeError as exc:
         raise SetError(f"{path}: {exc}") from exc
     name = str(data.get("set", {}).get("name", folder.name))
+    answers = data.get("set", {}).get("answers", "spans")
+    if answers not in ("spans", "written"):
+        raise SetError(f"{path}: [set] answers must be \"spans\" or \"written\" (got {answers!r})")
     entries = data.get("document", [])
     if not isinstance(entries, list) or not entries:
         raise SetError(f"{path}: no [[document]] entries")
@@ -88,4 +94,4 @@ def load_set(folder: Path) -> SetSpec:
         if not isinstance(options, dict):
             raise SetError(f"{where} ({file}): `options` must be a table")
         documents.append(DocumentSpec(file, fmt, source_path, options))
-    return SetSpec(name, folder, tuple(documents))
+    return SetSpec(name, folder, tuple(documents), written_answers=answers == "written")

@@ -127,6 +127,8 @@ def test_a_set_toml_naming_an_unknown_format_is_a_clear_error(tmp_path: Path) ->
     ('[[document]]\nfile = "a.docx"\nformat = "docx"\nsource = "../outside.txt"\n', "outside the set folder"),
     ('[[document]]\nfile = "a.docx"\nformat = "docx"\nsource = "text/a.txt"\ncolour = "red"\n', "unknown keys"),
     ('[set]\nname = "x"\n', "no \\[\\[document\\]\\] entries"),
+    ('[set]\nanswers = "free"\n[[document]]\nfile = "a.docx"\nformat = "docx"\nsource = "text/a.txt"\n',
+     'answers must be "spans" or "written"'),
 ])
 def test_wrong_set_toml_entries_are_named(tmp_path: Path, toml: str, message: str) -> None:
     folder = tmp_path / "tiny"

@@ -192,3 +192,12 @@ def test_check_sets_reports_each_set_and_exits_1_on_a_problem(tmp_path: Path,
     assert report["problems"] == 1
     assert report["sets"][0]["problems"][0].startswith("t-1: the answer '9 euros'")
     assert CliRunner().invoke(app, [*args, "--set", "other"]).exit_code == 2
+
+    # A set whose answers are written replies holds only their evidence to the documents.
+    qa.write_text(json.dumps({**ITEMS[0], "answer": "Yes, 42 euros a day"}) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(app, args).exit_code == 1
+    toml = root / "tiny" / "set.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("[set]\n", '[set]\nanswers = "written"\n'),
+                    encoding="utf-8")
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0 and json.loads(result.stdout)["problems"] == 0, result.output
