@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_llm.common.store.jsonl import iter_jsonl
+from ai_llm.common.text import HANGUL_SYLLABLE
 from ai_llm.internal_rag_agent.document_parser import SUPPORTED_SUFFIXES, ParsedDocument, parse_document
 from ai_llm.internal_rag_agent.formats.structure import DocumentError
 
@@ -260,10 +261,6 @@ def _fields(item: Mapping[str, Any], where: str) -> list[str]:
     return problems
 
 
-def _hangul(text: str) -> bool:
-    return any("\uac00" <= c <= "\ud7a3" for c in text)
-
-
 def _matches(item: Mapping[str, Any], doc: ReadDocument, where: str, answer_spans: bool) -> list[str]:
     """Problems with an answerable item against its document."""
     problems: list[str] = []
@@ -271,7 +268,8 @@ def _matches(item: Mapping[str, Any], doc: ReadDocument, where: str, answer_span
     evidence = squash(item["evidence"]) if isinstance(item.get("evidence"), str) else ""
     # A parallel item asked in the other language than its document's may answer in the question's language
     # ("최대 30시간" from "up to 30 hours"): its answer is a translation, not a span.
-    translated = item.get("kind") == "parallel" and _hangul(item["answer"]) != _hangul(item["evidence"] or "")
+    korean = [HANGUL_SYLLABLE.search(item[key] or "") is not None for key in ("answer", "evidence")]
+    translated = item.get("kind") == "parallel" and korean[0] != korean[1]
     if evidence and answer_spans and not translated and answer not in evidence and not any(
             evidence in form and answer in form for line in doc.lines for form in line):
         problems.append(f"{where}: the answer {item['answer']!r} is not in the evidence (nor in its row)")
