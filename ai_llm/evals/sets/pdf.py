@@ -120,24 +120,6 @@ def segments(text: str) -> list[tuple[str, bool, bool, bool]]:
     return runs
 
 
-def marked(runs: list[tuple[str, bool, bool, bool]]) -> str:
-    """The line with inline marks that `segments` reads back as `runs` (runs of empty text are dropped)."""
-    out: list[str] = []
-    bold = italic = code = False
-    for text, run_bold, run_italic, run_code in runs:
-        if not text:
-            continue
-        if code and (not run_code or (run_bold, run_italic) != (bold, italic)):
-            out.append("`")
-            code = False
-        out.append("**" * (run_bold != bold) + "*" * (run_italic != italic) + "`" * (run_code and not code))
-        literal = text.replace("\\", "\\\\").replace("`", "\\`")
-        out.append(literal if run_code else literal.replace("*", "\\*"))
-        bold, italic, code = run_bold, run_italic, run_code
-    out.append("`" * code + "**" * bold + "*" * italic)
-    return "".join(out)
-
-
 def _xml(text: str, mono: str, marks: bool) -> str:
     """A line as reportlab paragraph markup: escaped, with `<b>`, `<i>` and the mono font where marked."""
     if not marks:

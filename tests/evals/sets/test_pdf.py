@@ -9,7 +9,7 @@ import pytest
 from pypdf import PdfReader
 
 from ai_llm.evals.sets import SetError, build_set
-from ai_llm.evals.sets.pdf import marked, segments
+from ai_llm.evals.sets.pdf import segments
 from ai_llm.internal_rag_agent.document_parser import parse_document
 from tests.evals.sets.test_build import make_set
 
@@ -103,9 +103,9 @@ def test_a_wrong_text_pdf_option_is_a_clear_error(tmp_path: Path, options: str, 
         build_set(folder, tmp_path / "out")
 
 
-def test_inline_marks_round_trip() -> None:
+def test_inline_marks_are_read_with_their_escapes() -> None:
     runs = [("a*b", False, False, False), ("bold ", True, False, False), ("x`*", True, False, True),
             ("both", True, True, False), ("back\\slash", False, False, False)]
-    assert segments(marked(runs)) == runs
+    assert segments("a\\*b**bold `x\\`*`*both***back\\\\slash") == runs
     with pytest.raises(SetError, match="never closed"):
         segments("**open")
